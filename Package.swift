@@ -1,0 +1,57 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Each dependency is here for one feature:
+// - hummingbird: the HTTP server (and HummingbirdTesting for router and live tests).
+// - jwt-kit: verifies ES256 `client_secret` JWTs and mints them for the `client-secret` command;
+//   the tests verify our id_tokens with its `AppleIdentityToken`, as a relying party would.
+// - swift-crypto: SHA-256 / HMAC for at_hash, c_hash, PKCE and the deterministic identifiers;
+//   `CryptoExtras` for RS256 signing of id_tokens with Apple's exact header (jwt-kit always adds `typ`).
+// - swift-argument-parser: the `apple-id-mock` command line (serve, validate, client-secret).
+// - swift-log: `import Logging` (Hummingbird does not re-export it).
+let package = Package(
+    name: "apple-id-mock",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "AppleIDMock", targets: ["AppleIDMock"]),
+        .executable(name: "apple-id-mock", targets: ["AppleIDMockCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "AppleIDMock",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "AppleIDMockCLI",
+            dependencies: [
+                "AppleIDMock",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "AppleIDMockTests",
+            dependencies: [
+                "AppleIDMock",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,171 @@
+import Foundation
+import Hummingbird
+
+/// The control plane under `/__admin/`: inspect and switch scenarios, change settings, read and move
+/// the clock, list consents and reset state. Not part of Apple's surface.
+struct AdminController: Sendable {
+    let services: MockServices
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        let admin = router.group("__admin")
+        admin.get("scenario") { _, _ in await self.run { try await self.scenario() } }
+        admin.put("scenario") { request, _ in await self.run { try await self.switchScenario(request) } }
+        admin.get("scenarios") { _, _ in await self.run { await self.scenarios() } }
+        admin.post("scenarios") { request, _ in await self.run { try await self.upload(request) } }
+        admin.get("settings") { _, _ in await self.run { await self.runtimeSettings() } }
+        admin.patch("settings") { request, _ in await self.run { try await self.patchSettings(request) } }
+        admin.get("clock") { _, _ in await self.run { self.clock() } }
+        admin.post("clock") { request, _ in await self.run { try await self.moveClock(request) } }
+        admin.get("consents") { _, _ in await self.run { await self.consents() } }
+        admin.post("reset") { _, _ in
+            await self.run {
+                await self.services.runtime.resetSession()
+                return Responses.adminJSON(["reset": true])
+            }
+        }
+    }
+
+    /// Runs a handler; any failure is a 400 naming the reason, never a 500.
+    private func run(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let error as ScenarioError {
+            return AdminBody.errorResponse(error)
+        } catch {
+            return AdminBody.errorResponse(ScenarioError(file: "request", reason: "\(error)"))
+        }
+    }
+
+    // MARK: - Scenarios
+
+    private func scenario() async throws -> Response {
+        let world = await services.runtime.current.world
+        return Responses.adminJSON(ScenarioView(world: world, signingKeyId: services.minter.signingKey(for: world.settings).kid))
+    }
+
+    private func switchScenario(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let body = try await AdminBody.json(request)
+        let name = reader.object(body, at: .root, allowed: ["name"]).flatMap { members in
+            reader.required(members, "name", at: .root).flatMap { reader.string($0, at: JSONPath.root.member("name")) }
+        }
+        try AdminBody.check(reader)
+        guard let name else { throw ScenarioError(file: "request body", path: "$.name", reason: "missing required field") }
+        try await services.runtime.activate(name)
+        services.logger.info("scenario switched", metadata: ["idp.scenario": .string(name)])
+        return try await scenario()
+    }
+
+    private func scenarios() async -> Response {
+        struct Listing: Encodable {
+            var active: String
+            var available: [String]
+        }
+        let runtime = services.runtime
+        return Responses.adminJSON(Listing(active: await runtime.current.world.scenario.name, available: await runtime.scenarioNames))
+    }
+
+    private func upload(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard let name = query["name"].map(String.init), !name.isEmpty,
+            name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) })
+        else {
+            throw ScenarioError(file: "request", path: "?name", reason: "name the scenario: POST /__admin/scenarios?name=<letters, digits, - _ .>")
+        }
+        let scenario = try ScenarioLoader.loadData(try await AdminBody.data(request), name: name)
+        try await services.runtime.install(scenario)
+        if query["activate"] == "true" {
+            try await services.runtime.activate(name)
+            return try await self.scenario()
+        }
+        return await scenarios()
+    }
+
+    // MARK: - Settings
+
+    private func runtimeSettings() async -> Response {
+        Responses.adminJSON(await services.runtime.current.world.settings)
+    }
+
+    private func patchSettings(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let current = await services.runtime.current.world.settings
+        let updated = current.applying(try await AdminBody.json(request), at: .root, reader: &reader)
+        try AdminBody.check(reader)
+        try await services.runtime.updateSettings(updated)
+        return Responses.adminJSON(updated)
+    }
+
+    // MARK: - Clock
+
+    private struct ClockView: Encodable {
+        var now: Int
+        var iso8601: String
+        var offsetSeconds: Double
+    }
+
+    private func clock() -> Response {
+        let now = services.clock.now()
+        return Responses.adminJSON(
+            ClockView(
+                now: Int(now.timeIntervalSince1970), iso8601: now.ISO8601Format(), offsetSeconds: services.clock.offsetSeconds))
+    }
+
+    private func moveClock(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let body = try await AdminBody.json(request)
+        let members = reader.object(body, at: .root, allowed: ["advanceSeconds", "now", "reset"]) ?? [:]
+        if members.count != 1 {
+            reader.report(.root, "send exactly one of advanceSeconds, now (epoch seconds or ISO 8601) or reset: true")
+        }
+        if let raw = members["advanceSeconds"],
+            let seconds = reader.integer(raw, at: JSONPath.root.member("advanceSeconds"), in: -31_536_000_00...31_536_000_00)
+        {
+            services.clock.advance(by: Double(seconds))
+        }
+        if let raw = members["now"] {
+            let path = JSONPath.root.member("now")
+            switch raw {
+            case .number(let seconds): services.clock.set(to: Date(timeIntervalSince1970: seconds))
+            case .string(let text):
+                if let date = try? Date(text, strategy: .iso8601) {
+                    services.clock.set(to: date)
+                } else {
+                    reader.report(path, "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
+                }
+            default: reader.report(path, "expected epoch seconds or an ISO 8601 string, found \(raw.typeDescription)")
+            }
+        }
+        if let raw = members["reset"], reader.bool(raw, at: JSONPath.root.member("reset")) == true {
+            services.clock.reset()
+        }
+        try AdminBody.check(reader)
+        return clock()
+    }
+
+    // MARK: - State
+
+    private func consents() async -> Response {
+        struct ConsentView: Encodable {
+            var userKey: String
+            var appGroupId: String
+            var sub: String
+            var status: Consent.Status
+            var scopes: [String]
+            var hidesEmail: Bool
+            var authorizedAt: Int
+            var revokedAt: Int?
+        }
+        let views = await services.runtime.withSession { world, session in
+            session.allConsents.compactMap { consent -> ConsentView? in
+                guard let user = world.users[consent.userKey], let group = world.appGroups[consent.appGroupId] else { return nil }
+                return ConsentView(
+                    userKey: consent.userKey, appGroupId: consent.appGroupId,
+                    sub: world.subject(of: user, teamId: group.teamId), status: consent.status, scopes: consent.scopes,
+                    hidesEmail: consent.hidesEmail, authorizedAt: Int(consent.authorizedAt.timeIntervalSince1970),
+                    revokedAt: consent.revokedAt.map { Int($0.timeIntervalSince1970) })
+            }
+        }
+        return Responses.adminJSON(["consents": views])
+    }
+}

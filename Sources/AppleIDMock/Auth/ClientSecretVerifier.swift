@@ -1,0 +1,110 @@
+import Foundation
+import JWTKit
+
+/// Checks a `client_secret` as Apple does (reference §2.2): an ES256 JWT whose `kid` is a registered
+/// key of the client's team, `iss` = Team ID, `sub` = `client_id`, `aud` = `https://appleid.apple.com`,
+/// `exp` in the future and at most 15,777,000 s after `iat`, `iat` not in the future beyond a leeway.
+/// Any failure is a bare `invalid_client`; the precise reason goes to the log.
+public struct ClientSecretVerifier: Sendable {
+    /// The longest lifetime Apple accepts, in seconds (about six months).
+    public static let maximumLifetime: Double = 15_777_000
+    /// The audience Apple requires.
+    public static let audience = "https://appleid.apple.com"
+
+    private let keys: JWTKeyCollection
+    private let keyOwners: [String: String]
+
+    /// Registers every developer key of the scenario's teams.
+    public init(scenario: Scenario) async {
+        let keys = JWTKeyCollection()
+        var owners: [String: String] = [:]
+        for team in scenario.teams {
+            for key in team.developerKeys {
+                await keys.add(ecdsa: key.publicKey, kid: JWKIdentifier(string: key.keyId))
+                owners[key.keyId] = team.teamId
+            }
+        }
+        self.keys = keys
+        self.keyOwners = owners
+    }
+
+    /// Verifies `secret` for `client` at `now`.
+    public func verify(_ secret: String, for client: World.Client, now: Date, iatLeeway: Int) async throws(OAuthError) {
+        let parts = secret.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw .invalidClient("client_secret is not a compact JWT") }
+        guard let headerData = Data(base64URLEncoded: parts[0]),
+            let header = try? JSONDecoder().decode(Header.self, from: headerData)
+        else { throw .invalidClient("client_secret header is not base64url JSON") }
+        // jwt-kit would fall back to another key for an unknown kid and does not compare alg with the
+        // key, so both are checked here first, as Apple checks them.
+        guard header.alg == "ES256" else { throw .invalidClient("client_secret alg must be ES256, found \(header.alg ?? "none")") }
+        guard let kid = header.kid else { throw .invalidClient("client_secret header has no kid") }
+        guard keyOwners[kid] == client.teamId else {
+            throw .invalidClient("kid \(kid) is not a registered key of team \(client.teamId)")
+        }
+        let claims: ClientSecretClaims
+        do {
+            claims = try await keys.verify(secret, as: ClientSecretClaims.self)
+        } catch {
+            throw .invalidClient("client_secret signature or payload is invalid: \(error)")
+        }
+        try check(claims, client: client, now: now.timeIntervalSince1970, leeway: Double(iatLeeway))
+    }
+
+    private func check(_ claims: ClientSecretClaims, client: World.Client, now: Double, leeway: Double) throws(OAuthError) {
+        guard claims.iss == client.teamId else { throw .invalidClient("iss \(claims.iss ?? "none") is not team \(client.teamId)") }
+        guard claims.sub == client.id else { throw .invalidClient("sub \(claims.sub ?? "none") is not client_id \(client.id)") }
+        guard claims.aud == [Self.audience] else {
+            throw .invalidClient("aud must be \(Self.audience), found \(claims.aud?.joined(separator: ",") ?? "none")")
+        }
+        guard let iat = claims.iat, let exp = claims.exp else { throw .invalidClient("iat and exp are required") }
+        guard iat <= now + leeway else { throw .invalidClient("iat is \(Int(iat - now)) s in the future") }
+        guard exp > now else { throw .invalidClient("client_secret expired \(Int(now - exp)) s ago") }
+        guard exp - iat <= Self.maximumLifetime else {
+            throw .invalidClient("exp - iat is \(Int(exp - iat)) s, over the 15777000 s maximum")
+        }
+    }
+
+    private struct Header: Decodable {
+        var alg: String?
+        var kid: String?
+    }
+}
+
+/// The claims of a `client_secret`, decoded loosely so each rule can be checked (and logged) in turn.
+struct ClientSecretClaims: JWTPayload {
+    var iss: String?
+    var sub: String?
+    var aud: [String]?
+    var iat: Double?
+    var exp: Double?
+
+    private enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, iat, exp
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try? container.decodeIfPresent(String.self, forKey: .iss)
+        sub = try? container.decodeIfPresent(String.self, forKey: .sub)
+        if let single = try? container.decodeIfPresent(String.self, forKey: .aud) {
+            aud = [single]
+        } else {
+            aud = try? container.decodeIfPresent([String].self, forKey: .aud)
+        }
+        iat = try? container.decodeIfPresent(Double.self, forKey: .iat)
+        exp = try? container.decodeIfPresent(Double.self, forKey: .exp)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(iss, forKey: .iss)
+        try container.encodeIfPresent(sub, forKey: .sub)
+        try container.encodeIfPresent(aud, forKey: .aud)
+        try container.encodeIfPresent(iat, forKey: .iat)
+        try container.encodeIfPresent(exp, forKey: .exp)
+    }
+
+    /// Time rules need the mock's clock, so they are checked by `ClientSecretVerifier`, not here.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Hummingbird
+
+/// Sends an authorization result to the return URL in the requested mode: a `302` with a query or
+/// fragment, or the auto-submitting `form_post` page.
+enum AuthorizationResponder {
+    static func deliver(_ fields: [(String, String)], for request: AuthorizationRequest) -> Response {
+        let encoded = FormParameters.encode(fields)
+        switch request.responseMode {
+        case .query:
+            let separator = request.redirectUri.contains("?") ? "&" : "?"
+            return Responses.redirect(to: request.redirectUri + separator + encoded)
+        case .fragment:
+            return Responses.redirect(to: request.redirectUri + "#" + encoded)
+        case .formPost:
+            return Responses.html(FormPostPage.render(action: request.redirectUri, fields: fields))
+        }
+    }
+
+    /// What pressing Cancel sends: `error=user_cancelled_authorize` and the `state`.
+    static func cancel(_ request: AuthorizationRequest) -> Response {
+        var fields = [("error", "user_cancelled_authorize")]
+        if let state = request.state { fields.append(("state", state)) }
+        return deliver(fields, for: request)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Synchronization
+
+/// The mock's time: a base clock (the system's, or a fixed instant in tests) plus an offset that the
+/// control plane moves, so expiry is tested without sleeping. Every expiry check reads this clock.
+public final class MockClock: Sendable {
+    private let base: @Sendable () -> Date
+    private let offset = Mutex<TimeInterval>(0)
+
+    /// A clock that follows `base` (the system clock by default) plus the offset.
+    public init(base: @escaping @Sendable () -> Date = { Date() }) {
+        self.base = base
+    }
+
+    /// A clock frozen at `instant` that moves only when told to.
+    public static func fixed(at instant: Date) -> MockClock {
+        MockClock(base: { instant })
+    }
+
+    /// The current instant.
+    public func now() -> Date {
+        base().addingTimeInterval(offset.withLock { $0 })
+    }
+
+    /// How far this clock is ahead of its base.
+    public var offsetSeconds: TimeInterval {
+        offset.withLock { $0 }
+    }
+
+    /// Moves time forward (or back, with a negative value).
+    public func advance(by seconds: TimeInterval) {
+        offset.withLock { $0 += seconds }
+    }
+
+    /// Jumps to `instant`.
+    public func set(to instant: Date) {
+        let target = instant.timeIntervalSince(base())
+        offset.withLock { $0 = target }
+    }
+
+    /// Returns to the base clock.
+    public func reset() {
+        offset.withLock { $0 = 0 }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Builds the mock's router: Apple's endpoints, the control plane and `/health`.
+public func buildRouter(services: MockServices) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: ErrorShieldMiddleware(services: services))
+    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.get("/health") { _, _ in Responses.adminJSON(["status": "ok"]) }
+    KeysController(services: services).addRoutes(to: router)
+    AuthorizeController(services: services).addRoutes(to: router)
+    TokenController(services: services).addRoutes(to: router)
+    RevokeController(services: services).addRoutes(to: router)
+    AdminController(services: services).addRoutes(to: router)
+    return router
+}
+
+/// Builds the whole server for `configuration`: loads and checks scenarios and keys (throwing every
+/// problem, so it never starts half-configured), then wires the router. The CLI, the tests and any
+/// Swift test suite embedding the mock all start here.
+public func buildApplication(
+    configuration: ServerConfiguration, clock: MockClock = MockClock(),
+    onListening: (@Sendable (_ host: String, _ port: Int) async -> Void)? = nil
+) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "apple-id-mock")
+    logger.logLevel = configuration.logLevel
+    let services = try await MockServices.load(configuration: configuration, clock: clock, logger: logger)
+    return Application(
+        router: buildRouter(services: services),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        onServerRunning: { channel in
+            await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)
+        },
+        logger: logger)
+}

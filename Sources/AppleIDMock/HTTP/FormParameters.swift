@@ -1,0 +1,77 @@
+import Foundation
+
+/// `application/x-www-form-urlencoded` parameters (a body or a query string), keeping duplicates so
+/// they can be refused as Apple refuses them.
+public struct FormParameters: Sendable {
+    /// The name/value pairs in order.
+    public let pairs: [(name: String, value: String)]
+
+    /// Why a form could not be read.
+    public enum Problem: Error, Sendable, Equatable {
+        /// A byte sequence that is not valid percent-encoding or UTF-8.
+        case malformedEncoding
+        /// A parameter sent more than once.
+        case duplicate(String)
+    }
+
+    /// Parses `name=value&…`; `+` is a space.
+    public init(encoded text: Substring) throws(Problem) {
+        var pairs: [(name: String, value: String)] = []
+        for field in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.decode(parts[0]), let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
+                throw .malformedEncoding
+            }
+            pairs.append((name, value))
+        }
+        self.pairs = pairs
+    }
+
+    public init(encoded text: String) throws(Problem) {
+        try self.init(encoded: text[...])
+    }
+
+    init(pairs: [(name: String, value: String)]) {
+        self.pairs = pairs
+    }
+
+    private static func decode(_ component: Substring) -> String? {
+        component.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// The single value of `name` (`nil` if absent); throws if it was sent twice.
+    public func value(_ name: String) throws(Problem) -> String? {
+        let values = pairs.filter { $0.name == name }
+        guard values.count <= 1 else { throw .duplicate(name) }
+        return values.first?.value
+    }
+
+    /// The value of `name`, treating an empty value as absent.
+    public func nonEmpty(_ name: String) throws(Problem) -> String? {
+        guard let value = try value(name), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The first parameter name that appears more than once.
+    public var firstDuplicate: String? {
+        var seen = Set<String>()
+        return pairs.first { !seen.insert($0.name).inserted }?.name
+    }
+
+    /// These parameters followed by those of `other` whose names are not already present.
+    public func merging(fallback other: FormParameters) -> FormParameters {
+        let names = Set(pairs.map(\.name))
+        return FormParameters(pairs: pairs + other.pairs.filter { !names.contains($0.name) })
+    }
+
+    /// Encodes pairs as a query string or form body.
+    public static func encode(_ pairs: [(String, String)]) -> String {
+        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    private static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}

@@ -1,0 +1,38 @@
+/// An OAuth error as Apple's `/auth/*` endpoints return it: HTTP 400 with
+/// `{"error":"<code>"}` and, where Apple writes one, `"error_description"`.
+public struct OAuthError: Error, Sendable, Equatable {
+    /// The `error` code.
+    public var code: String
+    /// Apple's `error_description`, for the cases where Apple sends one.
+    public var description: String?
+    /// Why we refused, for the server log only (Apple's body stays bare).
+    public var logReason: String?
+
+    public init(_ code: String, description: String? = nil, reason: String? = nil) {
+        self.code = code
+        self.description = description
+        self.logReason = reason ?? description
+    }
+
+    /// `invalid_request`, with the reason logged.
+    public static func invalidRequest(_ reason: String) -> OAuthError {
+        OAuthError("invalid_request", reason: reason)
+    }
+
+    /// `invalid_client`, with the reason logged.
+    public static func invalidClient(_ reason: String) -> OAuthError {
+        OAuthError("invalid_client", reason: reason)
+    }
+
+    /// `invalid_grant` with Apple's description.
+    public static func invalidGrant(_ description: String?, reason: String? = nil) -> OAuthError {
+        OAuthError("invalid_grant", description: description, reason: reason)
+    }
+
+    /// Apple's text for an unknown, expired or revoked code.
+    public static let codeExpired = invalidGrant("The code has expired or has been revoked.")
+    /// Apple's text for a code used twice.
+    public static let codeUsed = invalidGrant("The code has already been used.")
+    /// Apple's text for a refresh token that is unknown, expired or revoked.
+    public static let tokenRevoked = invalidGrant("The token has expired or has been revoked.")
+}

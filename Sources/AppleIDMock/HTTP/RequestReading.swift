@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+
+/// Reads request bodies and parameters within a size limit, turning every malformed input into an
+/// `OAuthError` (never a crash or a 500).
+enum RequestReading {
+    /// The largest body `/auth/*` accepts; Apple's requests are a few kilobytes at most.
+    static let maximumBodySize = 64 * 1024
+
+    /// The raw body as text, or `invalid_request` when it is too large or not UTF-8.
+    static func bodyText(_ request: Request) async throws(OAuthError) -> String {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maximumBodySize)
+        } catch {
+            throw .invalidRequest("request body over \(maximumBodySize) bytes or unreadable")
+        }
+        guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) else {
+            throw .invalidRequest("request body is not UTF-8")
+        }
+        return text
+    }
+
+    /// Whether the request declares a form-urlencoded body.
+    static func isForm(_ request: Request) -> Bool {
+        guard let type = request.headers[.contentType]?.lowercased() else { return false }
+        return type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/x-www-form-urlencoded"
+    }
+
+    /// Parses form text, mapping duplicates and bad encoding to `invalid_request`.
+    static func form(_ text: String) throws(OAuthError) -> FormParameters {
+        let form: FormParameters
+        do {
+            form = try FormParameters(encoded: text)
+        } catch {
+            throw .invalidRequest("the form is not valid percent-encoded UTF-8")
+        }
+        if let duplicate = form.firstDuplicate {
+            throw .invalidRequest("parameter \(duplicate) was sent more than once")
+        }
+        return form
+    }
+
+    /// The query string's parameters.
+    static func query(_ request: Request) throws(OAuthError) -> FormParameters {
+        try form(request.uri.query ?? "")
+    }
+
+    /// The body of a token or revoke request: must be a form (else the configured error), no duplicates.
+    static func tokenForm(_ request: Request, settings: MockSettings) async throws(OAuthError) -> FormParameters {
+        guard isForm(request) else {
+            throw OAuthError(
+                settings.wrongContentTypeError.rawValue,
+                reason: "Content-Type must be application/x-www-form-urlencoded, found \(request.headers[.contentType] ?? "none")")
+        }
+        return try form(try await bodyText(request))
+    }
+}
+
+extension FormParameters {
+    /// `nonEmpty`, with duplicates as `invalid_request` (callers have already refused duplicates).
+    func field(_ name: String, allowEmpty: Bool = false) throws(OAuthError) -> String? {
+        do {
+            return allowEmpty ? try value(name) : try nonEmpty(name)
+        } catch {
+            throw .invalidRequest("parameter \(name) was sent more than once")
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+
+/// Builds the responses the endpoints send: Apple's JSON (with its headers), HTML pages, redirects.
+enum Responses {
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return encoder
+    }()
+
+    private static let prettyEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .prettyPrinted, .sortedKeys]
+        return encoder
+    }()
+
+    /// JSON as Apple's token endpoint sends it: `application/json;charset=UTF-8`, `no-store`.
+    static func appleJSON(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Apple's error body: HTTP 400, `{"error":…}` plus `error_description` where Apple writes one.
+    static func oauthError(_ error: OAuthError) -> Response {
+        appleJSON(ErrorBody(error: error.code, errorDescription: error.description), status: .badRequest)
+    }
+
+    /// Pretty JSON for the control plane.
+    static func adminJSON(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? prettyEncoder.encode(value)) ?? Data("{}".utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data + Data("\n".utf8))))
+    }
+
+    /// An HTML page.
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A `302 Found` to `location`.
+    static func redirect(to location: String) -> Response {
+        Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// An empty `200`, as `/auth/revoke` answers.
+    static func emptyOK() -> Response {
+        Response(status: .ok, headers: [.cacheControl: "no-store", .contentLength: "0"])
+    }
+
+    private struct ErrorBody: Encodable {
+        var error: String
+        var errorDescription: String?
+
+        enum CodingKeys: String, CodingKey {
+            case error
+            case errorDescription = "error_description"
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Logging
+
+/// Everything the server needs to start, parsed by the CLI from flags and environment variables
+/// (or built directly by Swift code embedding the mock in its own tests).
+public struct ServerConfiguration: Sendable {
+    /// The interface to bind (`0.0.0.0` in containers).
+    public var host: String
+    /// The port to bind; 0 picks a free one.
+    public var port: Int
+    /// The URL clients reach the server at, used in discovery and HTML forms; `nil` uses the request's Host.
+    public var publicBaseURL: String?
+    /// The folder of scenario files.
+    public var scenariosDirectory: String
+    /// The folder holding `signing/*.pem` and `developer/AuthKey_*.p8`.
+    public var keysDirectory: String
+    /// The scenario active at start-up.
+    public var scenario: String
+    /// The log level.
+    public var logLevel: Logger.Level
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, scenariosDirectory: String = "scenarios",
+        keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .info
+    ) {
+        self.host = host
+        self.port = port
+        self.publicBaseURL = publicBaseURL
+        self.scenariosDirectory = scenariosDirectory
+        self.keysDirectory = keysDirectory
+        self.scenario = scenario
+        self.logLevel = logLevel
+    }
+}

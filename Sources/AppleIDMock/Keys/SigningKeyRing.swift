@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+import CryptoExtras
+
+/// One RS256 key that signs id_tokens and notifications, with its public JWK.
+public struct SigningKey: Sendable {
+    /// The `kid` (the PEM file's name).
+    public let kid: String
+    /// The private half.
+    let privateKey: _RSA.Signing.PrivateKey
+    /// The public half as it appears in `/auth/keys`.
+    public let jwk: PublicJWK
+}
+
+/// An entry of Apple's JWKS: the five fields Apple publishes plus `use`.
+public struct PublicJWK: Sendable, Codable, Equatable {
+    public let kty: String
+    public let kid: String
+    public let use: String
+    public let alg: String
+    public let n: String
+    public let e: String
+}
+
+/// The RS256 keys loaded from `keys/signing/*.pem` (PKCS#1 or PKCS#8, 2048 bits or more), by `kid`.
+public struct SigningKeyRing: Sendable {
+    /// All keys, sorted by `kid`.
+    public let keys: [SigningKey]
+
+    /// Loads `<keysDirectory>/signing/*.pem`; the file name (without `.pem`) is the `kid`.
+    public static func load(keysDirectory: String) throws(ScenarioError) -> SigningKeyRing {
+        let directory = (keysDirectory as NSString).appendingPathComponent("signing")
+        let files: [String]
+        do {
+            files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pem") }.sorted()
+        } catch {
+            throw ScenarioError(file: directory, reason: "cannot read the signing keys directory: \(error.localizedDescription)")
+        }
+        guard !files.isEmpty else {
+            throw ScenarioError(file: directory, reason: "no RS256 signing keys (*.pem) in this directory")
+        }
+        var keys: [SigningKey] = []
+        for file in files {
+            let path = (directory as NSString).appendingPathComponent(file)
+            let kid = (file as NSString).deletingPathExtension
+            guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8) else {
+                throw ScenarioError(file: path, reason: "cannot read the key file")
+            }
+            do {
+                keys.append(try SigningKey(kid: kid, pem: pem))
+            } catch {
+                throw ScenarioError(file: path, reason: "not an RSA private key of 2048 bits or more in PEM: \(error)")
+            }
+        }
+        return SigningKeyRing(keys: keys)
+    }
+
+    /// The key with `kid`, if loaded.
+    public func key(_ kid: String) -> SigningKey? {
+        keys.first { $0.kid == kid }
+    }
+}
+
+extension SigningKey {
+    /// Parses a PEM private key and derives its JWK.
+    init(kid: String, pem: String) throws {
+        let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
+        let primitives = try key.publicKey.getKeyPrimitives()
+        self.kid = kid
+        self.privateKey = key
+        self.jwk = PublicJWK(
+            kty: "RSA", kid: kid, use: "sig", alg: "RS256",
+            n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded)
+    }
+
+    /// Signs `payload` as a compact JWS with Apple's header, `{"kid":"…","alg":"RS256"}` (no `typ`).
+    public func sign(payload: Data) throws -> String {
+        let header = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8)
+        let signingInput = header.base64URLEncoded + "." + payload.base64URLEncoded
+        let signature = try privateKey.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
+        return signingInput + "." + signature.rawRepresentation.base64URLEncoded
+    }
+}

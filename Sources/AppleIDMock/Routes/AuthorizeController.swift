@@ -1,0 +1,121 @@
+import Foundation
+import Hummingbird
+
+/// `GET`/`POST /auth/authorize` and the consent page's `POST /auth/authorize/consent`: Apple's
+/// browser sign-in, ending in a redirect or `form_post` page to the registered return URL.
+struct AuthorizeController: Sendable {
+    let services: MockServices
+
+    /// The path the consent page posts to.
+    static let consentPath = "/auth/authorize/consent"
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/auth/authorize") { request, _ in await respond(request) { try await self.start(request, body: false) } }
+        router.post("/auth/authorize") { request, _ in await respond(request) { try await self.start(request, body: true) } }
+        router.post(RouterPath(Self.consentPath)) { request, _ in await respond(request) { try await self.consent(request) } }
+    }
+
+    /// Runs `body`, turning any failure into Apple's error page (or JSON when asked for), never a redirect.
+    private func respond(_ request: Request, _ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch {
+            let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
+            services.logRefusal(oauthError, endpoint: "authorize")
+            if request.headers[.accept]?.contains("application/json") == true {
+                return Responses.oauthError(oauthError)
+            }
+            return Responses.html(AuthorizeErrorPage.render(oauthError), status: .badRequest)
+        }
+    }
+
+    private func start(_ request: Request, body: Bool) async throws -> Response {
+        var form = try RequestReading.query(request)
+        if body && RequestReading.isForm(request) {
+            form = try RequestReading.form(try await RequestReading.bodyText(request)).merging(fallback: form)
+        }
+        let world = await services.runtime.current.world
+        let authorization = try AuthorizationRequest.parse(form, world: world)
+        if let hint = authorization.loginHint {
+            guard let user = world.user(matching: hint) else {
+                throw OAuthError(
+                    "invalid_request", description: "Invalid request.",
+                    reason: "login_hint \"\(hint)\" matches no user key, email, sub or relay address of scenario \"\(world.scenario.name)\"")
+            }
+            return try await complete(authorization, userKey: user.key, hidesEmail: user.hideEmail)
+        }
+        let action = (services.publicBaseURL ?? "") + Self.consentPath
+        let page = await services.runtime.withSession { world, session in
+            ConsentPage.render(request: authorization, world: world, session: session, formAction: action)
+        }
+        return Responses.html(page)
+    }
+
+    private func consent(_ request: Request) async throws -> Response {
+        guard RequestReading.isForm(request) else { throw OAuthError.invalidRequest("the consent form must be form-urlencoded") }
+        let form = try RequestReading.form(try await RequestReading.bodyText(request))
+        let world = await services.runtime.current.world
+        let own = FormParameters(pairs: form.pairs.filter { AuthorizationRequest.parameterNames.contains($0.name) })
+        let authorization = try AuthorizationRequest.parse(own, world: world)
+        switch try form.field(ConsentPage.Field.action) {
+        case "cancel":
+            return AuthorizationResponder.cancel(authorization)
+        case "continue":
+            guard let key = try form.field(ConsentPage.Field.user), let user = world.users[key] else {
+                throw OAuthError("invalid_request", description: "Invalid request.", reason: "choose one of the scenario's users")
+            }
+            let hides =
+                switch try form.field(ConsentPage.Field.email) {
+                case "share": false
+                case "hide": true
+                default: user.hideEmail
+                }
+            return try await complete(authorization, userKey: user.key, hidesEmail: hides)
+        default:
+            throw OAuthError.invalidRequest("\(ConsentPage.Field.action) must be continue or cancel")
+        }
+    }
+
+    /// The user consented: record the consent, mint the code (and id_token) and send them back.
+    private func complete(_ authorization: AuthorizationRequest, userKey: String, hidesEmail: Bool) async throws -> Response {
+        let now = services.clock.now()
+        let outcome = try await services.runtime.withSession { world, session in
+            guard let user = world.users[userKey] else { throw OAuthError.invalidRequest("user \(userKey) is not in the scenario") }
+            let (consent, isFirst) = session.authorize(
+                userKey: userKey, appGroupId: authorization.client.appGroupId, scopes: authorization.scopes,
+                hidesEmail: hidesEmail, now: now)
+            let code = OpaqueToken.make(.code)
+            session.store(
+                code: AuthorizationCodeRecord(
+                    code: code, clientId: authorization.client.id, appGroupId: authorization.client.appGroupId,
+                    userKey: userKey, redirectUri: authorization.redirectUri, nonce: authorization.nonce,
+                    codeChallenge: authorization.codeChallenge, codeChallengeMethod: authorization.codeChallengeMethod,
+                    issuedAt: now, expiresAt: now.addingTimeInterval(Double(world.settings.codeLifetimeSeconds)),
+                    authTime: now, consentGeneration: consent.generation, redeemedAt: nil))
+            return (world: world, user: user, consent: consent, isFirst: isFirst, code: code)
+        }
+        var fields = [("code", outcome.code)]
+        if authorization.wantsIdToken {
+            let subject = IdentityTokenFactory.Subject(
+                user: outcome.user, consent: outcome.consent, client: authorization.client, nonce: authorization.nonce,
+                authTime: now)
+            let claims = IdentityTokenFactory(world: outcome.world).claims(for: subject, source: .authorize(code: outcome.code), now: now)
+            fields.append(("id_token", try services.minter.sign(claims, settings: outcome.world.settings)))
+        }
+        if let state = authorization.state { fields.append(("state", state)) }
+        if outcome.isFirst && authorization.responseMode == .formPost && !outcome.consent.scopes.isEmpty {
+            let identity = outcome.world.emailIdentity(
+                of: outcome.user, consent: outcome.consent, teamId: authorization.client.teamId)
+            let user = FirstAuthorizationUser(
+                name: outcome.consent.scopes.contains("name") ? outcome.user.name : nil, email: identity?.email)
+            fields.append(("user", user.jsonText))
+        }
+        services.logger.info(
+            "authorized",
+            metadata: [
+                "idp.client_id": .string(authorization.client.id), "idp.user": .string(userKey),
+                "idp.first_authorization": .stringConvertible(outcome.isFirst),
+            ])
+        return AuthorizationResponder.deliver(fields, for: authorization)
+    }
+}

@@ -1,0 +1,41 @@
+/// Apple's `/.well-known/openid-configuration`, field for field (reference §5), with the endpoint
+/// URLs on this server. The issuer stays `https://appleid.apple.com`: tokens are checked against it.
+struct DiscoveryDocument: Encodable, Sendable {
+    var issuer = "https://appleid.apple.com"
+    var authorizationEndpoint: String
+    var tokenEndpoint: String
+    var revocationEndpoint: String
+    var jwksUri: String
+    var responseTypesSupported = ["code"]
+    var responseModesSupported = ["query", "fragment", "form_post"]
+    var subjectTypesSupported = ["pairwise"]
+    var idTokenSigningAlgValuesSupported = ["RS256"]
+    var scopesSupported = ["openid", "email", "name"]
+    var tokenEndpointAuthMethodsSupported = ["client_secret_post"]
+    var claimsSupported = [
+        "aud", "email", "email_verified", "exp", "iat", "is_private_email", "iss", "nonce", "nonce_supported",
+        "real_user_status", "sub", "transfer_sub",
+    ]
+
+    init(baseURL: String) {
+        authorizationEndpoint = baseURL + "/auth/authorize"
+        tokenEndpoint = baseURL + "/auth/token"
+        revocationEndpoint = baseURL + "/auth/revoke"
+        jwksUri = baseURL + "/auth/keys"
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case revocationEndpoint = "revocation_endpoint"
+        case jwksUri = "jwks_uri"
+        case responseTypesSupported = "response_types_supported"
+        case responseModesSupported = "response_modes_supported"
+        case subjectTypesSupported = "subject_types_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case scopesSupported = "scopes_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case claimsSupported = "claims_supported"
+    }
+}

@@ -1,0 +1,43 @@
+import Hummingbird
+
+/// `POST /auth/revoke`: ends the consent behind a refresh or access token. Answers `200` with an
+/// empty body whether or not anything was revoked, as Apple does; parameters may also come by query.
+struct RevokeController: Sendable {
+    let services: MockServices
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/auth/revoke") { request, _ in await self.revoke(request) }
+    }
+
+    private func revoke(_ request: Request) async -> Response {
+        do {
+            let active = await services.runtime.current
+            let query = try RequestReading.query(request)
+            let body = try await RequestReading.bodyText(request)
+            let form: FormParameters
+            if RequestReading.isForm(request) {
+                form = try RequestReading.form(body).merging(fallback: query)
+            } else if body.isEmpty && !query.pairs.isEmpty {
+                form = query  // tolerated: parameters in the query string only
+            } else {
+                throw OAuthError(
+                    active.world.settings.wrongContentTypeError.rawValue,
+                    reason: "Content-Type must be application/x-www-form-urlencoded")
+            }
+            let client = try await services.authenticateClient(form, in: active)
+            guard let token = try form.field("token") else { throw OAuthError.invalidRequest("token is missing") }
+            let hint = try form.field("token_type_hint")
+            let now = services.clock.now()
+            let revoked = await services.runtime.withSession { _, session in
+                session.revoke(token: token, clientId: client.id, hint: hint, now: now)
+            }
+            services.logger.info(
+                "revoke", metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revoked)])
+            return Responses.emptyOK()
+        } catch {
+            let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
+            services.logRefusal(oauthError, endpoint: "revoke")
+            return Responses.oauthError(oauthError)
+        }
+    }
+}

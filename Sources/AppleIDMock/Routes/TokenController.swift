@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+
+/// `POST /auth/token`: the `authorization_code` and `refresh_token` grants, checked in Apple's order
+/// (grant type, client authentication, then the grant) with Apple's error bodies.
+struct TokenController: Sendable {
+    let services: MockServices
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/auth/token") { request, _ in await self.token(request) }
+    }
+
+    private func token(_ request: Request) async -> Response {
+        do {
+            return try await exchange(request)
+        } catch {
+            let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
+            services.logRefusal(oauthError, endpoint: "token")
+            return Responses.oauthError(oauthError)
+        }
+    }
+
+    private func exchange(_ request: Request) async throws -> Response {
+        let active = await services.runtime.current
+        let form = try await RequestReading.tokenForm(request, settings: active.world.settings)
+        let grantType = try form.field("grant_type")
+        guard let grantType, ["authorization_code", "refresh_token"].contains(grantType) else {
+            throw OAuthError("unsupported_grant_type", reason: "grant_type \"\(grantType ?? "")\" is not supported")
+        }
+        let client = try await services.authenticateClient(form, in: active)
+        switch grantType {
+        case "authorization_code": return try await redeemCode(form, client: client)
+        default: return try await refresh(form, client: client)
+        }
+    }
+
+    private func redeemCode(_ form: FormParameters, client: World.Client) async throws -> Response {
+        guard let code = try form.field("code") else { throw OAuthError.invalidRequest("code is missing") }
+        let redirectUri = try form.field("redirect_uri")
+        let verifier = try form.field("code_verifier")
+        let now = services.clock.now()
+        let issued = try await services.runtime.withSession { world, session in
+            let record = try session.redeem(
+                code: code, clientId: client.id, redirectUri: redirectUri, codeVerifier: verifier, pkce: world.settings.pkce,
+                now: now)
+            guard let user = world.users[record.userKey],
+                let consent = session.consent(userKey: record.userKey, appGroupId: record.appGroupId)
+            else { throw OAuthError.codeExpired }
+            let tokens = Self.newTokens(
+                for: record.userKey, client: client, generation: consent.generation, authTime: record.authTime,
+                nonce: record.nonce, world: world, now: now, withRefresh: true)
+            session.store(access: tokens.access, refresh: tokens.refresh, now: now)
+            let subject = IdentityTokenFactory.Subject(
+                user: user, consent: consent, client: client, nonce: record.nonce, authTime: record.authTime)
+            return (world: world, subject: subject, access: tokens.access, refresh: tokens.refresh)
+        }
+        let claims = IdentityTokenFactory(world: issued.world).claims(
+            for: issued.subject, source: .codeExchange(accessToken: issued.access.token), now: now)
+        let response = TokenResponse(
+            accessToken: issued.access.token, expiresIn: issued.world.settings.accessTokenLifetimeSeconds,
+            refreshToken: issued.refresh?.token, idToken: try services.minter.sign(claims, settings: issued.world.settings))
+        return Responses.appleJSON(response)
+    }
+
+    private func refresh(_ form: FormParameters, client: World.Client) async throws -> Response {
+        guard let token = try form.field("refresh_token") else { throw OAuthError.invalidRequest("refresh_token is missing") }
+        let now = services.clock.now()
+        let issued = try await services.runtime.withSession { world, session in
+            let record = try session.refreshToken(token, clientId: client.id)
+            guard let user = world.users[record.userKey],
+                let consent = session.consent(userKey: record.userKey, appGroupId: record.appGroupId)
+            else { throw OAuthError.tokenRevoked }
+            let tokens = Self.newTokens(
+                for: record.userKey, client: client, generation: consent.generation, authTime: record.authTime,
+                nonce: record.nonce, world: world, now: now, withRefresh: false)
+            session.store(access: tokens.access, refresh: nil, now: now)
+            let subject = IdentityTokenFactory.Subject(
+                user: user, consent: consent, client: client, nonce: record.nonce, authTime: record.authTime)
+            return (world: world, subject: subject, access: tokens.access)
+        }
+        var idToken: String?
+        if issued.world.settings.refreshReturnsIdToken {
+            let claims = IdentityTokenFactory(world: issued.world).claims(
+                for: issued.subject, source: .refresh(accessToken: issued.access.token), now: now)
+            idToken = try services.minter.sign(claims, settings: issued.world.settings)
+        }
+        return Responses.appleJSON(
+            TokenResponse(
+                accessToken: issued.access.token, expiresIn: issued.world.settings.accessTokenLifetimeSeconds, idToken: idToken))
+    }
+
+    private static func newTokens(
+        for userKey: String, client: World.Client, generation: Int, authTime: Date, nonce: String?, world: World,
+        now: Date, withRefresh: Bool
+    ) -> (access: AccessTokenRecord, refresh: RefreshTokenRecord?) {
+        let access = AccessTokenRecord(
+            token: OpaqueToken.make(.accessToken), clientId: client.id, appGroupId: client.appGroupId, userKey: userKey,
+            expiresAt: now.addingTimeInterval(Double(world.settings.accessTokenLifetimeSeconds)),
+            consentGeneration: generation)
+        let refresh =
+            withRefresh
+            ? RefreshTokenRecord(
+                token: OpaqueToken.make(.refreshToken), clientId: client.id, appGroupId: client.appGroupId,
+                userKey: userKey, authTime: authTime, nonce: nonce, consentGeneration: generation) : nil
+        return (access, refresh)
+    }
+}

@@ -1,0 +1,41 @@
+import Crypto
+import Foundation
+
+/// Derives Apple-shaped identifiers from stable inputs with HMAC-SHA256, so the same scenario gives
+/// the same `sub` and relay addresses on every run and every machine.
+public enum IdentifierDerivation {
+    /// The team-scoped user id, `NNNNNN.<32 lowercase hex>.NNNN`, for a user key and team.
+    public static func subject(userKey: String, teamId: String) -> String {
+        let bytes = digest(purpose: "sub", teamId, userKey)
+        let prefix = number(bytes[0..<4]) % 1_000_000
+        let middle = bytes[4..<20].map { String(format: "%02x", $0) }.joined()
+        let suffix = number(bytes[20..<24]) % 10_000
+        return String(format: "%06d", prefix) + "." + middle + "." + String(format: "%04d", suffix)
+    }
+
+    /// The user's relay address for a team: 10 lowercase alphanumerics `@privaterelay.appleid.com`.
+    public static func relayEmail(userKey: String, teamId: String) -> String {
+        token(purpose: "relay", length: 10, teamId, userKey) + "@privaterelay.appleid.com"
+    }
+
+    /// A deterministic lowercase alphanumeric string of `length` characters.
+    static func token(purpose: String, length: Int, _ parts: String...) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let bytes = digest(purpose: purpose, parts)
+        return String(bytes.prefix(length).map { alphabet[Int($0) % alphabet.count] })
+    }
+
+    private static func digest(purpose: String, _ parts: String...) -> [UInt8] {
+        digest(purpose: purpose, parts)
+    }
+
+    private static func digest(purpose: String, _ parts: [String]) -> [UInt8] {
+        let key = SymmetricKey(data: Data("apple-id-mock/\(purpose)".utf8))
+        let message = Data(parts.joined(separator: "\u{0}").utf8)
+        return Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+    }
+
+    private static func number(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}

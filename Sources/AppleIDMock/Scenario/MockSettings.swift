@@ -1,0 +1,74 @@
+/// Switches that choose between Apple's documented and field-observed behaviour (reference §13).
+/// Every default is what Apple's server does today in the field.
+public struct MockSettings: Sendable, Codable, Equatable {
+    /// How `email_verified` and `is_private_email` are written in id_tokens.
+    public enum BooleanClaimStyle: String, Sendable, Codable, CaseIterable {
+        /// JSON `true`/`false`, as most tokens since 2024.
+        case boolean
+        /// `"true"`/`"false"` strings, as tokens before 2024.
+        case string
+    }
+
+    /// Which claims an id_token from the `refresh_token` grant carries.
+    public enum RefreshClaims: String, Sendable, Codable, CaseIterable {
+        /// iss, aud, exp, iat, sub, at_hash, auth_time (what field reports show).
+        case minimal
+        /// The same claims as the authorization-code token.
+        case full
+    }
+
+    /// When a PKCE `code_verifier` is required or refused.
+    public enum PKCEMode: String, Sendable, Codable, CaseIterable {
+        /// A stored challenge requires a matching verifier, and a verifier without a challenge is refused.
+        case strict
+        /// Only a stored challenge is enforced.
+        case whenChallenged
+        /// PKCE is ignored.
+        case off
+    }
+
+    /// The error for a token or revoke request whose body is not form-urlencoded.
+    public enum ContentTypeError: String, Sendable, Codable, CaseIterable {
+        /// What the field sees for JSON bodies.
+        case invalid_client
+        /// What Apple's documentation lists.
+        case invalid_request
+    }
+
+    /// Order of the keys in `/auth/keys`.
+    public enum KeyOrder: String, Sendable, Codable, CaseIterable {
+        /// Sorted by `kid`: the same bytes on every run.
+        case stable
+        /// Shuffled on every request, as Apple's endpoint does.
+        case shuffled
+    }
+
+    /// id_token lifetime (86400 today; 600 before 2021).
+    public var idTokenLifetimeSeconds = 86_400
+    /// Authorization code lifetime.
+    public var codeLifetimeSeconds = 300
+    /// Access token lifetime.
+    public var accessTokenLifetimeSeconds = 3_600
+    /// String or boolean `email_verified` / `is_private_email`.
+    public var booleanClaimStyle = BooleanClaimStyle.boolean
+    /// Omit `is_private_email` for real addresses (field) instead of writing `false`.
+    public var omitIsPrivateEmailWhenFalse = true
+    /// Whether the refresh grant returns an `id_token`.
+    public var refreshReturnsIdToken = true
+    /// Claims of refresh-grant id_tokens.
+    public var refreshIdTokenClaims = RefreshClaims.minimal
+    /// PKCE enforcement.
+    public var pkce = PKCEMode.strict
+    /// How far in the future a client secret's `iat` may be.
+    public var clientSecretIatLeewaySeconds = 60
+    /// The error for non-form bodies on `/auth/token` and `/auth/revoke`.
+    public var wrongContentTypeError = ContentTypeError.invalid_client
+    /// Refuse non-HTTPS, IP-address and localhost return URLs at authorize, as Apple's portal does.
+    public var requireHttpsRedirectUris = false
+    /// The `kid` that signs tokens (default: the first bundled key by name).
+    public var signingKeyId: String?
+    /// Order of `/auth/keys`.
+    public var jwksOrder = KeyOrder.stable
+
+    public init() {}
+}

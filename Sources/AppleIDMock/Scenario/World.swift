@@ -1,0 +1,78 @@
+/// A scenario with its lookups built: which app group and team each `client_id` belongs to, users by
+/// key and email, and each user's derived identifiers. Immutable; replaced whole on a scenario switch.
+public struct World: Sendable {
+    /// A registered `client_id`: an App ID (native) or a Services ID (web).
+    public struct Client: Sendable {
+        /// What kind of identifier it is.
+        public enum Kind: Sendable, Equatable {
+            /// A bundle id: native sign-in, no return URLs.
+            case app
+            /// A Services ID with its registered return URLs.
+            case services(redirectUris: [String])
+        }
+
+        /// The `client_id`.
+        public var id: String
+        /// App or Services ID.
+        public var kind: Kind
+        /// The app group it belongs to.
+        public var appGroupId: String
+        /// The team that owns the group.
+        public var teamId: String
+    }
+
+    /// The scenario this world was built from.
+    public let scenario: Scenario
+    /// Teams by Team ID.
+    public let teams: [String: Team]
+    /// App groups by id.
+    public let appGroups: [String: AppGroup]
+    /// Clients by `client_id`.
+    public let clients: [String: Client]
+    /// Users by key.
+    public let users: [String: User]
+
+    public init(scenario: Scenario) {
+        self.scenario = scenario
+        teams = Dictionary(scenario.teams.map { ($0.teamId, $0) }, uniquingKeysWith: { first, _ in first })
+        appGroups = Dictionary(scenario.appGroups.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        users = Dictionary(scenario.users.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        var clients: [String: Client] = [:]
+        for group in scenario.appGroups {
+            for bundle in [group.primaryBundleId] + group.bundleIds {
+                clients[bundle] = Client(id: bundle, kind: .app, appGroupId: group.id, teamId: group.teamId)
+            }
+            for services in group.servicesIds {
+                clients[services.identifier] = Client(
+                    id: services.identifier, kind: .services(redirectUris: services.redirectUris),
+                    appGroupId: group.id, teamId: group.teamId)
+            }
+        }
+        self.clients = clients
+    }
+
+    /// The behaviour switches of this world.
+    public var settings: MockSettings { scenario.settings }
+
+    /// The user named by a key, a real email, or a team-scoped `sub` or relay address of any team.
+    public func user(matching hint: String) -> User? {
+        if let user = users[hint] { return user }
+        let lowered = hint.lowercased()
+        return scenario.users.first { user in
+            if !user.email.isEmpty, user.email.lowercased() == lowered { return true }
+            return teams.keys.contains { teamId in
+                subject(of: user, teamId: teamId) == hint || relayEmail(of: user, teamId: teamId) == lowered
+            }
+        }
+    }
+
+    /// The user's team-scoped `sub`.
+    public func subject(of user: User, teamId: String) -> String {
+        IdentifierDerivation.subject(userKey: user.key, teamId: teamId)
+    }
+
+    /// The user's relay address for a team.
+    public func relayEmail(of user: User, teamId: String) -> String {
+        IdentifierDerivation.relayEmail(userKey: user.key, teamId: teamId)
+    }
+}

@@ -1,0 +1,83 @@
+/// Reads typed values out of a `JSONValue` tree while collecting every problem it meets, each with
+/// its JSON path, so one pass over a scenario file reports all of its mistakes at once.
+struct JSONReader {
+    /// The problems found so far, in document order.
+    private(set) var problems: [(path: JSONPath, reason: String)] = []
+
+    /// Records a problem at `path`.
+    mutating func report(_ path: JSONPath, _ reason: String) {
+        problems.append((path, reason))
+    }
+
+    /// The members of an object, reporting unknown ones; `nil` (and a problem) if it is not an object.
+    mutating func object(_ value: JSONValue, at path: JSONPath, allowed: Set<String>) -> [String: JSONValue]? {
+        guard case .object(let members) = value else {
+            report(path, "expected an object, found \(value.typeDescription)")
+            return nil
+        }
+        for name in members.keys.sorted() where !allowed.contains(name) {
+            let known = allowed.filter { !$0.hasPrefix("$") }.sorted().joined(separator: ", ")
+            report(path.member(name), "unknown field; known fields here: \(known)")
+        }
+        return members
+    }
+
+    /// The elements of an array; `nil` (and a problem) if it is not an array.
+    mutating func array(_ value: JSONValue, at path: JSONPath) -> [JSONValue]? {
+        guard case .array(let elements) = value else {
+            report(path, "expected an array, found \(value.typeDescription)")
+            return nil
+        }
+        return elements
+    }
+
+    /// A string; `nil` (and a problem) if it is not a string.
+    mutating func string(_ value: JSONValue, at path: JSONPath) -> String? {
+        guard case .string(let text) = value else {
+            report(path, "expected a string, found \(value.typeDescription)")
+            return nil
+        }
+        return text
+    }
+
+    /// A boolean; `nil` (and a problem) if it is not one.
+    mutating func bool(_ value: JSONValue, at path: JSONPath) -> Bool? {
+        guard case .bool(let flag) = value else {
+            report(path, "expected a boolean, found \(value.typeDescription)")
+            return nil
+        }
+        return flag
+    }
+
+    /// A whole number within `range`; `nil` (and a problem) otherwise.
+    mutating func integer(_ value: JSONValue, at path: JSONPath, in range: ClosedRange<Int>) -> Int? {
+        guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else {
+            report(path, "expected a whole number, found \(value.typeDescription)")
+            return nil
+        }
+        guard range.contains(Int(number)) else {
+            report(path, "\(Int(number)) is out of range \(range.lowerBound)...\(range.upperBound)")
+            return nil
+        }
+        return Int(number)
+    }
+
+    /// One of a fixed set of strings; `nil` (and a problem) otherwise.
+    mutating func choice(_ value: JSONValue, at path: JSONPath, of choices: [String]) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        guard choices.contains(text) else {
+            report(path, "\"\(text)\" is not one of: \(choices.joined(separator: ", "))")
+            return nil
+        }
+        return text
+    }
+
+    /// A required member; reports it missing when absent.
+    mutating func required(_ members: [String: JSONValue], _ name: String, at path: JSONPath) -> JSONValue? {
+        guard let value = members[name] else {
+            report(path.member(name), "missing required field")
+            return nil
+        }
+        return value
+    }
+}

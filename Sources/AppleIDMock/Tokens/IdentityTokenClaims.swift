@@ -1,0 +1,73 @@
+import Crypto
+import Foundation
+
+/// The payload of an identity token as Apple writes it: integer times, absent
+/// (not `null`) optional claims, and `email_verified` / `is_private_email` as booleans or strings.
+public struct IdentityTokenClaims: Sendable, Encodable {
+    public var iss = "https://appleid.apple.com"
+    public var aud: String
+    public var exp: Int
+    public var iat: Int
+    public var sub: String
+    public var nonce: String?
+    public var cHash: String?
+    public var atHash: String?
+    public var email: String?
+    public var emailVerified: Bool?
+    public var isPrivateEmail: Bool?
+    public var authTime: Int?
+    public var nonceSupported: Bool?
+    public var realUserStatus: Int?
+    public var transferSub: String?
+    public var orgId: String?
+    /// How the two flag claims are written.
+    public var booleanStyle: MockSettings.BooleanClaimStyle
+
+    private enum CodingKeys: String, CodingKey {
+        case iss, aud, exp, iat, sub, nonce, email
+        case cHash = "c_hash"
+        case atHash = "at_hash"
+        case emailVerified = "email_verified"
+        case isPrivateEmail = "is_private_email"
+        case authTime = "auth_time"
+        case nonceSupported = "nonce_supported"
+        case realUserStatus = "real_user_status"
+        case transferSub = "transfer_sub"
+        case orgId = "org_id"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(iss, forKey: .iss)
+        try container.encode(aud, forKey: .aud)
+        try container.encode(exp, forKey: .exp)
+        try container.encode(iat, forKey: .iat)
+        try container.encode(sub, forKey: .sub)
+        try container.encodeIfPresent(nonce, forKey: .nonce)
+        try container.encodeIfPresent(cHash, forKey: .cHash)
+        try container.encodeIfPresent(atHash, forKey: .atHash)
+        try container.encodeIfPresent(email, forKey: .email)
+        try encodeFlag(emailVerified, .emailVerified, into: &container)
+        try encodeFlag(isPrivateEmail, .isPrivateEmail, into: &container)
+        try container.encodeIfPresent(authTime, forKey: .authTime)
+        try container.encodeIfPresent(nonceSupported, forKey: .nonceSupported)
+        try container.encodeIfPresent(realUserStatus, forKey: .realUserStatus)
+        try container.encodeIfPresent(transferSub, forKey: .transferSub)
+        try container.encodeIfPresent(orgId, forKey: .orgId)
+    }
+
+    private func encodeFlag(
+        _ value: Bool?, _ key: CodingKeys, into container: inout KeyedEncodingContainer<CodingKeys>
+    ) throws {
+        guard let value else { return }
+        switch booleanStyle {
+        case .boolean: try container.encode(value, forKey: key)
+        case .string: try container.encode(value ? "true" : "false", forKey: key)
+        }
+    }
+
+    /// OIDC's `at_hash` / `c_hash`: base64url of the left half of SHA-256 of the value.
+    public static func halfHash(_ value: String) -> String {
+        Data(Data(SHA256.hash(data: Data(value.utf8))).prefix(16)).base64URLEncoded
+    }
+}

@@ -1,0 +1,25 @@
+/// The token endpoint's success body (reference §2.3): no `refresh_token` or `id_token` key when absent.
+struct TokenResponse: Encodable, Sendable {
+    var accessToken: String
+    var tokenType = "Bearer"
+    var expiresIn: Int
+    var refreshToken: String?
+    var idToken: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case idToken = "id_token"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encode(tokenType, forKey: .tokenType)
+        try container.encode(expiresIn, forKey: .expiresIn)
+        try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
+        try container.encodeIfPresent(idToken, forKey: .idToken)
+    }
+}

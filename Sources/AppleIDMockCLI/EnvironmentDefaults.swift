@@ -1,0 +1,18 @@
+import Foundation
+
+/// The environment variables the CLI reads when a flag is not given (flag, then variable, then default).
+enum EnvironmentDefaults {
+    static let host = "APPLE_ID_MOCK_HOST"
+    static let port = "APPLE_ID_MOCK_PORT"
+    static let publicURL = "APPLE_ID_MOCK_PUBLIC_URL"
+    static let scenariosDir = "APPLE_ID_MOCK_SCENARIOS_DIR"
+    static let keysDir = "APPLE_ID_MOCK_KEYS_DIR"
+    static let scenario = "APPLE_ID_MOCK_SCENARIO"
+    static let logLevel = "APPLE_ID_MOCK_LOG_LEVEL"
+
+    /// The value of `name`, if set and not empty.
+    static func value(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+}

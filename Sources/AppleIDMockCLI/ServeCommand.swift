@@ -1,0 +1,56 @@
+import AppleIDMock
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+
+/// `apple-id-mock serve`: runs the server until interrupted.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the mock server.")
+
+    @Option(help: "Interface to bind [env APPLE_ID_MOCK_HOST, default 127.0.0.1]")
+    var host: String?
+
+    @Option(help: "Port to bind, 0 for any free port [env APPLE_ID_MOCK_PORT, default 8080]")
+    var port: Int?
+
+    @Option(name: .customLong("public-url"), help: "Base URL clients use, for discovery and pages [env APPLE_ID_MOCK_PUBLIC_URL, default: the request's Host]")
+    var publicURL: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error [env APPLE_ID_MOCK_LOG_LEVEL, default notice]")
+    var logLevel: String?
+
+    @OptionGroup var locations: LocationOptions
+
+    func run() async throws {
+        let configuration = try resolve()
+        let application: any ApplicationProtocol
+        do {
+            application = try await buildApplication(configuration: configuration) { host, port in
+                // Written straight to the file handle: print() may sit in a buffer when stdout is a pipe.
+                let line = "apple-id-mock listening on http://\(host):\(port) (scenario \"\(configuration.scenario)\", issuer https://appleid.apple.com)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        } catch let error as ScenarioError {
+            FileHandle.standardError.write(Data("apple-id-mock: refusing to start:\n\(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        try await application.runService()
+    }
+
+    private func resolve() throws -> ServerConfiguration {
+        let portText = port.map(String.init) ?? EnvironmentDefaults.value(EnvironmentDefaults.port) ?? "8080"
+        guard let port = Int(portText), (0...65_535).contains(port) else {
+            throw ValidationError("port must be 0...65535, found \(portText)")
+        }
+        let levelText = logLevel ?? EnvironmentDefaults.value(EnvironmentDefaults.logLevel) ?? "notice"
+        guard let level = Logger.Level(rawValue: levelText) else {
+            throw ValidationError("log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return ServerConfiguration(
+            host: host ?? EnvironmentDefaults.value(EnvironmentDefaults.host) ?? "127.0.0.1", port: port,
+            publicBaseURL: publicURL ?? EnvironmentDefaults.value(EnvironmentDefaults.publicURL),
+            scenariosDirectory: locations.resolvedScenariosDir, keysDirectory: locations.resolvedKeysDir,
+            scenario: locations.resolvedScenario, logLevel: level)
+    }
+}

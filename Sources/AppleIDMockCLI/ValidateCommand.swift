@@ -1,0 +1,27 @@
+import AppleIDMock
+import ArgumentParser
+import Foundation
+
+/// `apple-id-mock validate [dir]`: checks every scenario file (and the keys they name) and reports
+/// each problem with its file, JSON path and reason.
+struct ValidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "validate", abstract: "Check scenario files.")
+
+    @Argument(help: "Scenario folder (default: --scenarios-dir, APPLE_ID_MOCK_SCENARIOS_DIR or scenarios)")
+    var directory: String?
+
+    @OptionGroup var locations: LocationOptions
+
+    func run() async throws {
+        let directory = directory ?? locations.resolvedScenariosDir
+        do {
+            let scenarios = try ScenarioLoader.loadDirectory(directory)
+            let keyRing = try SigningKeyRing.load(keysDirectory: locations.resolvedKeysDir)
+            _ = try await MockRuntime(scenarios: scenarios, activeName: scenarios.keys.sorted()[0], keyRing: keyRing)
+            print("OK: \(scenarios.count) scenario(s) in \(directory): \(scenarios.keys.sorted().joined(separator: ", "))")
+        } catch {
+            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}

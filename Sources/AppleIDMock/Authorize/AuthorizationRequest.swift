@@ -99,9 +99,8 @@ public struct AuthorizationRequest: Sendable {
     }
 
     private static func responseMode(_ value: String?, wantsIdToken: Bool) throws(OAuthError) -> ResponseMode {
-        guard let value else { return .query }  // Apple's default
-        guard let mode = ResponseMode(rawValue: value) else {
-            throw invalid("Invalid response mode", "response_mode \"\(value)\" is not query, fragment or form_post")
+        guard let mode = ResponseMode(rawValue: value ?? "query") else {  // query is Apple's default
+            throw invalid("Invalid response mode", "response_mode \"\(value ?? "")\" is not query, fragment or form_post")
         }
         if wantsIdToken && mode == .query {
             throw invalid("Invalid response mode", "id_token is never sent by query: use fragment or form_post")

@@ -1,0 +1,78 @@
+import AppleIDMock
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `/auth/revoke`: silent 200s, and revocation that ends the consent.
+@Suite("Revoke endpoint")
+struct RevokeRouterTests {
+    /// Signs maria in and returns (access token, refresh token).
+    static func tokens(_ client: some TestClientProtocol, secret: String) async throws -> (String, String) {
+        let fields = try await client.signIn("maria")
+        let body = try await client.exchange(code: fields["code"] ?? "", secret: secret).json
+        return (body["access_token"] as? String ?? "", body["refresh_token"] as? String ?? "")
+    }
+
+    @Test("revoking a refresh token: 200 empty, refresh fails, the next authorization is first again")
+    func revokeRefresh() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            let (_, refresh) = try await Self.tokens(client, secret: secret)
+            let response = try await client.postForm(
+                "/auth/revoke",
+                [("client_id", Fixture.webClient), ("client_secret", secret), ("token", refresh), ("token_type_hint", "refresh_token")])
+            #expect(response.status == .ok)
+            #expect(response.body.readableBytes == 0)
+            let after = try await client.refresh(refresh, secret: secret)
+            #expect(after.text == #"{"error":"invalid_grant","error_description":"The token has expired or has been revoked."}"#)
+            #expect(try await client.signIn("maria")["user"] != nil)
+        }
+    }
+
+    @Test("revoking an access token, with parameters in the query, ends the consent too")
+    func revokeAccessByQuery() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            let (access, refresh) = try await Self.tokens(client, secret: secret)
+            let query = FormParameters.encode([("client_id", Fixture.webClient), ("client_secret", secret), ("token", access)])
+            let response = try await client.execute(uri: "/auth/revoke?" + query, method: .post)
+            #expect(response.status == .ok)
+            #expect(try await client.refresh(refresh, secret: secret).json["error"] as? String == "invalid_grant")
+        }
+    }
+
+    @Test("garbage tokens and other clients' tokens get 200 and revoke nothing")
+    func silentSuccess() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        let appSecret = try await Fixture.secret(Fixture.appClient)
+        try await app.test(.router) { client in
+            let (_, refresh) = try await Self.tokens(client, secret: secret)
+            let garbage = try await client.postForm(
+                "/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret), ("token", "garbage")])
+            #expect(garbage.status == .ok)
+            let otherClient = try await client.postForm(
+                "/auth/revoke", [("client_id", Fixture.appClient), ("client_secret", appSecret), ("token", refresh)])
+            #expect(otherClient.status == .ok)
+            #expect(try await client.refresh(refresh, secret: secret).status == .ok)
+        }
+    }
+
+    @Test("bad client authentication and missing tokens are refused in Apple's format")
+    func refusals() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            #expect(try await client.postForm("/auth/revoke", []).text == #"{"error":"invalid_client"}"#)
+            let bad = try await client.postForm("/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", "x"), ("token", "t")])
+            #expect(bad.text == #"{"error":"invalid_client"}"#)
+            let missing = try await client.postForm("/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret)])
+            #expect(missing.text == #"{"error":"invalid_request"}"#)
+            let json = try await client.postJSON("/auth/revoke", #"{"token":"t"}"#)
+            #expect(json.json["error"] as? String == "invalid_client")
+        }
+    }
+}

@@ -5,7 +5,8 @@ import Foundation
 /// `apple-id-mock client-secret --client-id <id>`: prints a valid `client_secret` for that client,
 /// signed with the bundled developer key of its team, for curl and tests.
 struct ClientSecretCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "client-secret", abstract: "Print a client_secret JWT.")
+    static let configuration = CommandConfiguration(
+        commandName: "client-secret", abstract: "Print a client_secret JWT.")
 
     @Option(name: .customLong("client-id"), help: "A Services ID or bundle id of the scenario")
     var clientId: String
@@ -13,7 +14,8 @@ struct ClientSecretCommand: AsyncParsableCommand {
     @Option(help: "Lifetime in seconds (Apple allows up to 15777000)")
     var lifetime: Int = 3_600
 
-    @Option(name: .customLong("key-id"), help: "Use this developer key (default: the first of the team with a .p8 file)")
+    @Option(
+        name: .customLong("key-id"), help: "Use this developer key (default: the first of the team with a .p8 file)")
     var keyId: String?
 
     @OptionGroup var locations: LocationOptions
@@ -22,11 +24,14 @@ struct ClientSecretCommand: AsyncParsableCommand {
         do {
             let scenarios = try ScenarioLoader.loadDirectory(locations.resolvedScenariosDir)
             guard let scenario = scenarios[locations.resolvedScenario] else {
-                throw ValidationError("no scenario \"\(locations.resolvedScenario)\"; available: \(scenarios.keys.sorted().joined(separator: ", "))")
+                throw ValidationError(
+                    "no scenario \"\(locations.resolvedScenario)\"; available: \(scenarios.keys.sorted().joined(separator: ", "))"
+                )
             }
             print(
                 try await ClientSecretFactory.make(
-                    clientId: clientId, world: World(scenario: scenario), keysDirectory: locations.resolvedKeysDir, now: Date(),
+                    clientId: clientId, world: World(scenario: scenario), keysDirectory: locations.resolvedKeysDir,
+                    now: Date(),
                     lifetime: lifetime, keyId: keyId))
         } catch let error as ScenarioError {
             FileHandle.standardError.write(Data("\(error.description)\n".utf8))

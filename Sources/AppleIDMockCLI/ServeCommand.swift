@@ -14,10 +14,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to bind, 0 for any free port [env APPLE_ID_MOCK_PORT, default 8080]")
     var port: Int?
 
-    @Option(name: .customLong("public-url"), help: "Base URL clients use, for discovery and pages [env APPLE_ID_MOCK_PUBLIC_URL, default: the request's Host]")
+    @Option(
+        name: .customLong("public-url"),
+        help:
+            "Base URL clients use, for discovery and pages [env APPLE_ID_MOCK_PUBLIC_URL, default: the request's Host]")
     var publicURL: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error [env APPLE_ID_MOCK_LOG_LEVEL, default notice]")
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace, debug, info, notice, warning, error [env APPLE_ID_MOCK_LOG_LEVEL, default notice]")
     var logLevel: String?
 
     @OptionGroup var locations: LocationOptions
@@ -28,7 +33,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             application = try await buildApplication(configuration: configuration) { host, port in
                 // Written straight to the file handle: print() may sit in a buffer when stdout is a pipe.
-                let line = "apple-id-mock listening on http://\(host):\(port) (scenario \"\(configuration.scenario)\", issuer https://appleid.apple.com)\n"
+                let line =
+                    "apple-id-mock listening on http://\(host):\(port) (scenario \"\(configuration.scenario)\", issuer https://appleid.apple.com)\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
         } catch let error as ScenarioError {
@@ -45,7 +51,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let levelText = logLevel ?? EnvironmentDefaults.value(EnvironmentDefaults.logLevel) ?? "notice"
         guard let level = Logger.Level(rawValue: levelText) else {
-            throw ValidationError("log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return ServerConfiguration(
             host: host ?? EnvironmentDefaults.value(EnvironmentDefaults.host) ?? "127.0.0.1", port: port,

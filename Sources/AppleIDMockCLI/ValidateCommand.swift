@@ -18,7 +18,9 @@ struct ValidateCommand: AsyncParsableCommand {
             let scenarios = try ScenarioLoader.loadDirectory(directory)
             let keyRing = try SigningKeyRing.load(keysDirectory: locations.resolvedKeysDir)
             _ = try await MockRuntime(scenarios: scenarios, activeName: scenarios.keys.sorted()[0], keyRing: keyRing)
-            print("OK: \(scenarios.count) scenario(s) in \(directory): \(scenarios.keys.sorted().joined(separator: ", "))")
+            print(
+                "OK: \(scenarios.count) scenario(s) in \(directory): \(scenarios.keys.sorted().joined(separator: ", "))"
+            )
         } catch {
             FileHandle.standardError.write(Data("\(error.description)\n".utf8))
             throw ExitCode(1)

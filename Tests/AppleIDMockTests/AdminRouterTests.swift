@@ -29,8 +29,12 @@ struct AdminRouterTests {
         let start = Int(Fixture.start.timeIntervalSince1970)
         try await app.test(.router) { client in
             #expect(try await client.execute(uri: "/__admin/clock", method: .get).json["now"] as? Int == start)
-            #expect(try await client.postJSON("/__admin/clock", #"{"advanceSeconds": 301}"#).json["now"] as? Int == start + 301)
-            #expect(try await client.postJSON("/__admin/clock", #"{"now": "2030-01-01T00:00:00Z"}"#).json["now"] as? Int == 1_893_456_000)
+            #expect(
+                try await client.postJSON("/__admin/clock", #"{"advanceSeconds": 301}"#).json["now"] as? Int == start
+                    + 301)
+            #expect(
+                try await client.postJSON("/__admin/clock", #"{"now": "2030-01-01T00:00:00Z"}"#).json["now"] as? Int
+                    == 1_893_456_000)
             #expect(try await client.postJSON("/__admin/clock", #"{"reset": true}"#).json["now"] as? Int == start)
             let bad = try await client.postJSON("/__admin/clock", #"{"advanceSeconds": "soon"}"#)
             #expect(bad.status == .badRequest)
@@ -46,17 +50,22 @@ struct AdminRouterTests {
             .replacingOccurrences(of: "\"realUserStatus\": 2", with: "\"realUserStatus\": 1")
         try await app.test(.router) { client in
             _ = try await client.signIn("maria")
-            #expect((try await client.execute(uri: "/__admin/consents", method: .get).json["consents"] as? [Any])?.count == 1)
+            #expect(
+                (try await client.execute(uri: "/__admin/consents", method: .get).json["consents"] as? [Any])?.count
+                    == 1)
             let uploaded = try await client.postJSON("/__admin/scenarios?name=qa-1", scenario)
             #expect(uploaded.status == .ok)
             #expect((uploaded.json["available"] as? [String])?.contains("qa-1") == true)
             let switched = try await client.postJSON("/__admin/scenario", #"{"name":"qa-1"}"#, method: .put)
             #expect(switched.json["name"] as? String == "qa-1")
-            #expect((try await client.execute(uri: "/__admin/consents", method: .get).json["consents"] as? [Any])?.isEmpty == true)
+            #expect(
+                (try await client.execute(uri: "/__admin/consents", method: .get).json["consents"] as? [Any])?.isEmpty
+                    == true)
             let unknown = try await client.postJSON("/__admin/scenario", #"{"name":"nope"}"#, method: .put)
             #expect(unknown.status == .badRequest)
             #expect((unknown.json["message"] as? String)?.contains("no scenario named \"nope\"") == true)
-            let broken = try await client.postJSON("/__admin/scenarios?name=broken", #"{"teams": 1, "appGroups": [], "users": []}"#)
+            let broken = try await client.postJSON(
+                "/__admin/scenarios?name=broken", #"{"teams": 1, "appGroups": [], "users": []}"#)
             #expect((broken.json["problems"] as? [[String: String]])?.first?["path"] == "$.teams")
         }
     }
@@ -65,14 +74,19 @@ struct AdminRouterTests {
     func settings() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in
-            let patched = try await client.postJSON("/__admin/settings", #"{"idTokenLifetimeSeconds": 600}"#, method: .patch)
+            let patched = try await client.postJSON(
+                "/__admin/settings", #"{"idTokenLifetimeSeconds": 600}"#, method: .patch)
             #expect(patched.json["idTokenLifetimeSeconds"] as? Int == 600)
-            let bad = try await client.postJSON("/__admin/settings", #"{"pkce": "sometimes", "nope": 1}"#, method: .patch)
+            let bad = try await client.postJSON(
+                "/__admin/settings", #"{"pkce": "sometimes", "nope": 1}"#, method: .patch)
             let paths = (bad.json["problems"] as? [[String: String]])?.compactMap { $0["path"] }.sorted()
             #expect(paths == ["$.nope", "$.pkce"])
-            let unknownKey = try await client.postJSON("/__admin/settings", #"{"signingKeyId": "missing"}"#, method: .patch)
+            let unknownKey = try await client.postJSON(
+                "/__admin/settings", #"{"signingKeyId": "missing"}"#, method: .patch)
             #expect(unknownKey.status == .badRequest)
-            #expect(try await client.execute(uri: "/__admin/settings", method: .get).json["idTokenLifetimeSeconds"] as? Int == 600)
+            #expect(
+                try await client.execute(uri: "/__admin/settings", method: .get).json["idTokenLifetimeSeconds"] as? Int
+                    == 600)
         }
     }
 

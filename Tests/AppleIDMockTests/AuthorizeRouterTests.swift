@@ -24,13 +24,22 @@ struct AuthorizeRouterTests {
             (replacing("client_id", with: "com.unknown"), "invalid_client", nil),
             (replacing("client_id", with: nil), "invalid_client", nil),
             (replacing("client_id", with: Fixture.appClient), "invalid_client", nil),
-            (replacing("redirect_uri", with: "https://evil.example/cb"), "invalid_request", "Invalid web redirect url."),
+            (
+                replacing("redirect_uri", with: "https://evil.example/cb"), "invalid_request",
+                "Invalid web redirect url."
+            ),
             (replacing("redirect_uri", with: nil), "invalid_request", "Invalid web redirect url."),
             (replacing("response_type", with: "id_token"), "unsupported_response_type", nil),
             (replacing("response_type", with: "code id_token"), "invalid_request", "Invalid response mode"),
             (base + [("response_mode", "web_message")], "invalid_request", "Invalid response mode"),
-            (base + [("scope", "name email")], "invalid_request", "response_mode must be form_post when name or email scope is requested."),
-            (base + [("response_mode", "form_post"), ("scope", "openid profile")], "invalid_request", "Invalid client scope"),
+            (
+                base + [("scope", "name email")], "invalid_request",
+                "response_mode must be form_post when name or email scope is requested."
+            ),
+            (
+                base + [("response_mode", "form_post"), ("scope", "openid profile")], "invalid_request",
+                "Invalid client scope"
+            ),
             (base + [("state", "a"), ("state", "b")], "invalid_request", nil),
             (base + [("code_challenge", "short")], "invalid_request", "Invalid request."),
         ] as [([(String, String)], String, String?)])
@@ -52,7 +61,8 @@ struct AuthorizeRouterTests {
     func consentPage() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in
-            let response = try await client.authorize(Self.base + [("response_mode", "form_post"), ("scope", "email"), ("state", "s")])
+            let response = try await client.authorize(
+                Self.base + [("response_mode", "form_post"), ("scope", "email"), ("state", "s")])
             #expect(response.status == .ok)
             #expect(response.text.contains("value=\"maria\"") && response.text.contains("value=\"sam\""))
             #expect(response.text.contains("Hide My Email"))
@@ -71,7 +81,8 @@ struct AuthorizeRouterTests {
             #expect(cancelFields == ["error": "user_cancelled_authorize", "state": "s1"])
 
             let chosen = try await client.postForm(
-                "/auth/authorize/consent", request + [("mock_user", "maria"), ("mock_email", "hide"), ("mock_action", "continue")])
+                "/auth/authorize/consent",
+                request + [("mock_user", "maria"), ("mock_email", "hide"), ("mock_action", "continue")])
             let fields = Fixture.hiddenFields(chosen.text)
             #expect(fields["code"]?.hasPrefix("c") == true)
             let user = try #require(fields["user"])
@@ -79,8 +90,11 @@ struct AuthorizeRouterTests {
 
             let tampered = try await client.postForm(
                 "/auth/authorize/consent",
-                [("client_id", Fixture.webClient), ("redirect_uri", "https://evil.example/"), ("response_type", "code"),
-                 ("mock_user", "maria"), ("mock_action", "continue")])
+                [
+                    ("client_id", Fixture.webClient), ("redirect_uri", "https://evil.example/"),
+                    ("response_type", "code"),
+                    ("mock_user", "maria"), ("mock_action", "continue"),
+                ])
             #expect(tampered.status == .badRequest)
         }
     }
@@ -129,7 +143,8 @@ struct AuthorizeRouterTests {
             #expect(first["user"] == #"{"name":{"firstName":"Maria","lastName":"Ruiz"}}"#)
             let second = try await client.signIn("maria", scope: "name email")
             #expect(second["user"] == nil)
-            #expect(Fixture.claims(of: second["id_token"] ?? "")["email"] == nil)  // email was not granted at first consent
+            // Email was not granted at first consent, so later requests for it change nothing.
+            #expect(Fixture.claims(of: second["id_token"] ?? "")["email"] == nil)
             let other = try await client.signIn("sam", scope: "email")
             #expect(other["user"]?.contains("@privaterelay.appleid.com") == true)
         }

@@ -19,8 +19,12 @@ struct IdentifierDerivationTests {
 
     @Test("identifiers are pinned: the same on every run and machine")
     func deterministic() {
-        #expect(IdentifierDerivation.subject(userKey: "sam", teamId: "DEF123GHIJ") == "760689.eefe970ae08d685bf4e3f266c92696af.0037")
-        #expect(IdentifierDerivation.relayEmail(userKey: "sam", teamId: "DEF123GHIJ") == "m5mmjhiduz@privaterelay.appleid.com")
+        #expect(
+            IdentifierDerivation.subject(userKey: "sam", teamId: "DEF123GHIJ")
+                == "760689.eefe970ae08d685bf4e3f266c92696af.0037")
+        #expect(
+            IdentifierDerivation.relayEmail(userKey: "sam", teamId: "DEF123GHIJ")
+                == "m5mmjhiduz@privaterelay.appleid.com")
     }
 
     @Test("identifiers are team-scoped")

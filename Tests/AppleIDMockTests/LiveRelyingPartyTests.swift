@@ -27,12 +27,14 @@ struct LiveRelyingPartyTests {
             let fields = try await client.signIn("sam", nonce: nonce)
             #expect(fields["state"] == "state-xyz")
             let user = try #require(fields["user"])
-            let webToken = try await Self.verify(try #require(fields["id_token"]), jwks: jwks, audience: Fixture.webClient)
+            let webToken = try await Self.verify(
+                try #require(fields["id_token"]), jwks: jwks, audience: Fixture.webClient)
             #expect(webToken.nonce == nonce)
             #expect(user.contains(webToken.email ?? "missing"))
 
             let tokens = try await client.exchange(code: try #require(fields["code"]), secret: secret).json
-            let idToken = try await Self.verify(try #require(tokens["id_token"] as? String), jwks: jwks, audience: Fixture.webClient)
+            let idToken = try await Self.verify(
+                try #require(tokens["id_token"] as? String), jwks: jwks, audience: Fixture.webClient)
             #expect(idToken.subject.value == IdentifierDerivation.subject(userKey: "sam", teamId: Fixture.teamId))
             #expect(idToken.isPrivateEmail?.value == true && idToken.emailVerified?.value == true)
             #expect(idToken.nonce == nonce && idToken.nonceSupported?.value == true)
@@ -44,7 +46,8 @@ struct LiveRelyingPartyTests {
             let refreshToken = try #require(tokens["refresh_token"] as? String)
             let refreshed = try await client.refresh(refreshToken, secret: secret).json
             #expect(refreshed["refresh_token"] == nil)
-            _ = try await Self.verify(try #require(refreshed["id_token"] as? String), jwks: jwks, audience: Fixture.webClient)
+            _ = try await Self.verify(
+                try #require(refreshed["id_token"] as? String), jwks: jwks, audience: Fixture.webClient)
 
             let revoke = try await client.postForm(
                 "/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret), ("token", refreshToken)])
@@ -54,9 +57,12 @@ struct LiveRelyingPartyTests {
         }
     }
 
-    @Test("an independent Python relying party (Authlib) completes the flow", .enabled(if: PythonRelyingParty.shouldRun))
+    @Test(
+        "an independent Python relying party (Authlib) completes the flow", .enabled(if: PythonRelyingParty.shouldRun))
     func pythonRelyingParty() async throws {
-        #expect(PythonRelyingParty.isAvailable, "Authlib is not installed: pip install -r Tests/relying-party/requirements.txt")
+        #expect(
+            PythonRelyingParty.isAvailable,
+            "Authlib is not installed: pip install -r Tests/relying-party/requirements.txt")
         let app = try await buildApplication(configuration: Fixture.configuration())
         try await app.test(.live) { client in
             let port = try #require(client.port)

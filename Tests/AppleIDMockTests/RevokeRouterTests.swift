@@ -22,11 +22,16 @@ struct RevokeRouterTests {
             let (_, refresh) = try await Self.tokens(client, secret: secret)
             let response = try await client.postForm(
                 "/auth/revoke",
-                [("client_id", Fixture.webClient), ("client_secret", secret), ("token", refresh), ("token_type_hint", "refresh_token")])
+                [
+                    ("client_id", Fixture.webClient), ("client_secret", secret), ("token", refresh),
+                    ("token_type_hint", "refresh_token"),
+                ])
             #expect(response.status == .ok)
             #expect(response.body.readableBytes == 0)
             let after = try await client.refresh(refresh, secret: secret)
-            #expect(after.text == #"{"error":"invalid_grant","error_description":"The token has expired or has been revoked."}"#)
+            #expect(
+                after.text
+                    == #"{"error":"invalid_grant","error_description":"The token has expired or has been revoked."}"#)
             #expect(try await client.signIn("maria")["user"] != nil)
         }
     }
@@ -37,7 +42,9 @@ struct RevokeRouterTests {
         let secret = try await Fixture.secret()
         try await app.test(.router) { client in
             let (access, refresh) = try await Self.tokens(client, secret: secret)
-            let query = FormParameters.encode([("client_id", Fixture.webClient), ("client_secret", secret), ("token", access)])
+            let query = FormParameters.encode([
+                ("client_id", Fixture.webClient), ("client_secret", secret), ("token", access),
+            ])
             let response = try await client.execute(uri: "/auth/revoke?" + query, method: .post)
             #expect(response.status == .ok)
             #expect(try await client.refresh(refresh, secret: secret).json["error"] as? String == "invalid_grant")
@@ -67,9 +74,11 @@ struct RevokeRouterTests {
         let secret = try await Fixture.secret()
         try await app.test(.router) { client in
             #expect(try await client.postForm("/auth/revoke", []).text == #"{"error":"invalid_client"}"#)
-            let bad = try await client.postForm("/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", "x"), ("token", "t")])
+            let bad = try await client.postForm(
+                "/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", "x"), ("token", "t")])
             #expect(bad.text == #"{"error":"invalid_client"}"#)
-            let missing = try await client.postForm("/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret)])
+            let missing = try await client.postForm(
+                "/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret)])
             #expect(missing.text == #"{"error":"invalid_request"}"#)
             let json = try await client.postJSON("/auth/revoke", #"{"token":"t"}"#)
             #expect(json.json["error"] as? String == "invalid_client")

@@ -45,7 +45,9 @@ struct ScenarioValidationTests {
         #expect(Set(scenario.users.map(\.realUserStatus)) == [0, 1, 2])
         #expect(scenario.appGroups.contains { !$0.servicesIds.isEmpty })
         let keyId = try #require(scenario.teams.first?.developerKeys.first?.keyId)
-        #expect(FileManager.default.fileExists(atPath: ClientSecretFactory.privateKeyPath(keyId: keyId, keysDirectory: Fixture.keysDirectory)))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: ClientSecretFactory.privateKeyPath(keyId: keyId, keysDirectory: Fixture.keysDirectory)))
     }
 
     @Test("a valid minimal scenario has no problems")
@@ -103,7 +105,9 @@ struct ScenarioValidationTests {
     @Test("a malformed developer key is refused")
     func malformedKey() throws {
         var object = Self.valid()
-        object["teams"] = [["teamId": "DEF123GHIJ", "developerKeys": [["keyId": "ABC123DEFG", "publicKey": "not a key"]]]]
+        object["teams"] = [
+            ["teamId": "DEF123GHIJ", "developerKeys": [["keyId": "ABC123DEFG", "publicKey": "not a key"]]]
+        ]
         let problem = try #require(try Self.problems(object).first)
         #expect(problem.path == "$.teams[0].developerKeys[0].publicKey")
         #expect(problem.reason.hasPrefix("malformed key"))
@@ -116,7 +120,9 @@ struct ScenarioValidationTests {
             "appGroups": [
                 [
                     "id": "g", "teamId": "lowercase1", "primaryBundleId": "com.x.app",
-                    "servicesIds": [["identifier": "com.x.web", "redirectUris": ["ftp://x", "https://x.example/cb#frag"]]],
+                    "servicesIds": [
+                        ["identifier": "com.x.web", "redirectUris": ["ftp://x", "https://x.example/cb#frag"]]
+                    ],
                 ]
             ],
             "users": [["email": "not-an-email"]],
@@ -154,7 +160,8 @@ struct ScenarioValidationTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.copyItem(
-            atPath: Fixture.scenariosDirectory + "/default.json", toPath: directory.appendingPathComponent("default.json").path)
+            atPath: Fixture.scenariosDirectory + "/default.json",
+            toPath: directory.appendingPathComponent("default.json").path)
         try Data(#"{"teams": [], "appGroups": [], "users": [], "extra": 1}"#.utf8)
             .write(to: directory.appendingPathComponent("broken.json"))
         do {

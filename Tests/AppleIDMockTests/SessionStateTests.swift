@@ -1,7 +1,8 @@
-@testable import AppleIDMock
 import Crypto
 import Foundation
 import Testing
+
+@testable import AppleIDMock
 
 /// The grant rules on their own, without HTTP: consent, codes, refresh tokens, revocation.
 @Suite("Session state")
@@ -9,23 +10,28 @@ struct SessionStateTests {
     let now = Fixture.start
 
     func code(_ state: inout SessionState, challenge: String? = nil, method: String? = nil) -> String {
-        let (consent, _) = state.authorize(userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: false, now: now)
+        let (consent, _) = state.authorize(
+            userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: false, now: now)
         let code = OpaqueToken.make(.code)
         state.store(
             code: AuthorizationCodeRecord(
-                code: code, clientId: "com.example.web", appGroupId: "example", userKey: "maria", redirectUri: "https://r",
+                code: code, clientId: "com.example.web", appGroupId: "example", userKey: "maria",
+                redirectUri: "https://r",
                 nonce: nil, codeChallenge: challenge, codeChallengeMethod: method, issuedAt: now,
-                expiresAt: now.addingTimeInterval(300), authTime: now, consentGeneration: consent.generation, redeemedAt: nil))
+                expiresAt: now.addingTimeInterval(300), authTime: now, consentGeneration: consent.generation,
+                redeemedAt: nil))
         return code
     }
 
     func redeem(
-        _ state: inout SessionState, _ code: String, client: String = "com.example.web", redirect: String? = "https://r",
+        _ state: inout SessionState, _ code: String, client: String = "com.example.web",
+        redirect: String? = "https://r",
         verifier: String? = nil, pkce: MockSettings.PKCEMode = .strict, at time: Date? = nil
     ) -> OAuthError? {
         do {
             _ = try state.redeem(
-                code: code, clientId: client, redirectUri: redirect, codeVerifier: verifier, pkce: pkce, now: time ?? now)
+                code: code, clientId: client, redirectUri: redirect, codeVerifier: verifier, pkce: pkce,
+                now: time ?? now)
             return nil
         } catch {
             return error
@@ -35,8 +41,10 @@ struct SessionStateTests {
     @Test("the first authorization is first; later ones reuse the frozen consent")
     func consentFrozen() {
         var state = SessionState()
-        let first = state.authorize(userKey: "maria", appGroupId: "example", scopes: ["name"], hidesEmail: false, now: now)
-        let second = state.authorize(userKey: "maria", appGroupId: "example", scopes: ["name", "email"], hidesEmail: true, now: now)
+        let first = state.authorize(
+            userKey: "maria", appGroupId: "example", scopes: ["name"], hidesEmail: false, now: now)
+        let second = state.authorize(
+            userKey: "maria", appGroupId: "example", scopes: ["name", "email"], hidesEmail: true, now: now)
         #expect(first.isFirst && !second.isFirst)
         #expect(second.consent.scopes == ["name"])
         #expect(second.consent.hidesEmail == false)
@@ -48,7 +56,8 @@ struct SessionStateTests {
         let first = state.authorize(userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false, now: now)
         let revoked = state.revokeConsent(userKey: "maria", appGroupId: "example", now: now)
         #expect(revoked)
-        let again = state.authorize(userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: true, now: now)
+        let again = state.authorize(
+            userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: true, now: now)
         #expect(again.isFirst)
         #expect(again.consent.generation == first.consent.generation + 1)
         #expect(again.consent.scopes == ["email"])
@@ -69,8 +78,12 @@ struct SessionStateTests {
     func bindings() {
         var state = SessionState()
         let issued = code(&state)
-        #expect(redeem(&state, issued, client: "com.other").map(\.description) == "client_id mismatch. The code was not issued to com.other.")
-        #expect(redeem(&state, issued, redirect: "https://x").map(\.description) == "redirect_uri mismatch. The code was not issued to https://x.")
+        #expect(
+            redeem(&state, issued, client: "com.other").map(\.description)
+                == "client_id mismatch. The code was not issued to com.other.")
+        #expect(
+            redeem(&state, issued, redirect: "https://x").map(\.description)
+                == "redirect_uri mismatch. The code was not issued to https://x.")
         #expect(redeem(&state, issued) == nil)
     }
 
@@ -79,7 +92,8 @@ struct SessionStateTests {
         var state = SessionState()
         let verifier = String(repeating: "v", count: 50)
         let s256 = Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
         let challenged = code(&state, challenge: s256, method: "S256")
         #expect(redeem(&state, challenged)?.code == "invalid_grant")
         #expect(redeem(&state, challenged, verifier: "wrong")?.code == "invalid_grant")

@@ -33,7 +33,8 @@ enum Fixture {
     }
 
     /// A valid client secret for `clientId` at `now`.
-    static func secret(_ clientId: String = webClient, now: Date = start, lifetime: Int = 3_600) async throws -> String {
+    static func secret(_ clientId: String = webClient, now: Date = start, lifetime: Int = 3_600) async throws -> String
+    {
         try await ClientSecretFactory.make(
             clientId: clientId, world: try defaultWorld(), keysDirectory: keysDirectory, now: now, lifetime: lifetime)
     }
@@ -46,9 +47,12 @@ enum Fixture {
     /// The hidden inputs of an HTML form (the form_post page, the consent page).
     static func hiddenFields(_ html: String) -> [String: String] {
         var fields: [String: String] = [:]
-        let pattern = try! NSRegularExpression(pattern: #"<input type="hidden" name="([^"]*)" value="([^"]*)">"#)  // test-only literal
+        // A constant, valid pattern: `try!` cannot fail here.
+        let pattern = try! NSRegularExpression(pattern: #"<input type="hidden" name="([^"]*)" value="([^"]*)">"#)
         for match in pattern.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
-            guard let name = Range(match.range(at: 1), in: html), let value = Range(match.range(at: 2), in: html) else { continue }
+            guard let name = Range(match.range(at: 1), in: html), let value = Range(match.range(at: 2), in: html) else {
+                continue
+            }
             fields[unescape(String(html[name]))] = unescape(String(html[value]))
         }
         return fields
@@ -94,7 +98,9 @@ enum Fixture {
 
 extension TestClientProtocol {
     /// POSTs a form body.
-    func postForm(_ uri: String, _ pairs: [(String, String)], headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    func postForm(_ uri: String, _ pairs: [(String, String)], headers extra: HTTPFields = [:]) async throws
+        -> TestResponse
+    {
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         headers.append(contentsOf: extra)
         return try await execute(
@@ -103,7 +109,8 @@ extension TestClientProtocol {
 
     /// POSTs JSON to the control plane.
     func postJSON(_ uri: String, _ json: String, method: HTTPRequest.Method = .post) async throws -> TestResponse {
-        try await execute(uri: uri, method: method, headers: [.contentType: "application/json"], body: ByteBuffer(string: json))
+        try await execute(
+            uri: uri, method: method, headers: [.contentType: "application/json"], body: ByteBuffer(string: json))
     }
 
     /// GETs `/auth/authorize` with these parameters.
@@ -130,7 +137,9 @@ extension TestClientProtocol {
         code: String, clientId: String = Fixture.webClient, redirect: String? = Fixture.redirect, secret: String,
         extra: [(String, String)] = []
     ) async throws -> TestResponse {
-        var pairs = [("grant_type", "authorization_code"), ("client_id", clientId), ("client_secret", secret), ("code", code)]
+        var pairs = [
+            ("grant_type", "authorization_code"), ("client_id", clientId), ("client_secret", secret), ("code", code),
+        ]
         if let redirect { pairs.append(("redirect_uri", redirect)) }
         return try await postForm("/auth/token", pairs + extra)
     }
@@ -139,7 +148,10 @@ extension TestClientProtocol {
     func refresh(_ token: String, clientId: String = Fixture.webClient, secret: String) async throws -> TestResponse {
         try await postForm(
             "/auth/token",
-            [("grant_type", "refresh_token"), ("client_id", clientId), ("client_secret", secret), ("refresh_token", token)])
+            [
+                ("grant_type", "refresh_token"), ("client_id", clientId), ("client_secret", secret),
+                ("refresh_token", token),
+            ])
     }
 }
 

@@ -20,10 +20,14 @@ struct TokenRouterTests {
     }
 
     static func pem(_ keyId: String) throws -> String {
-        try String(contentsOfFile: ClientSecretFactory.privateKeyPath(keyId: keyId, keysDirectory: Fixture.keysDirectory), encoding: .utf8)
+        try String(
+            contentsOfFile: ClientSecretFactory.privateKeyPath(keyId: keyId, keysDirectory: Fixture.keysDirectory),
+            encoding: .utf8)
     }
 
-    static func secret(_ edit: (inout SecretClaims) -> Void = { _ in }, keyId: String = "ABC123DEFG", headerKid: String? = nil)
+    static func secret(
+        _ edit: (inout SecretClaims) -> Void = { _ in }, keyId: String = "ABC123DEFG", headerKid: String? = nil
+    )
         async throws -> String
     {
         let now = Int(Fixture.start.timeIntervalSince1970)
@@ -51,8 +55,20 @@ struct TokenRouterTests {
         let valid = try await secret()
         return [
             ("garbage", "not-a-jwt"),
-            ("expired", try await secret { $0.iat = now - 7_200; $0.exp = now - 1 }),
-            ("iat in the future", try await secret { $0.iat = now + 120; $0.exp = now + 3_600 }),
+            (
+                "expired",
+                try await secret {
+                    $0.iat = now - 7_200
+                    $0.exp = now - 1
+                }
+            ),
+            (
+                "iat in the future",
+                try await secret {
+                    $0.iat = now + 120
+                    $0.exp = now + 3_600
+                }
+            ),
             ("lifetime over 15777000 s", try await secret { $0.exp = $0.iat + 15_777_001 }),
             ("wrong aud", try await secret { $0.aud = "https://appleid.apple.com/" }),
             ("sub in another case", try await secret { $0.sub = "COM.example.web" }),
@@ -75,7 +91,8 @@ struct TokenRouterTests {
                 #expect(response.text == #"{"error":"invalid_client"}"#, "\(name)")
             }
             let withinLeeway = try await Self.secret { $0.iat += 30 }
-            #expect(try await client.refresh("r-unknown", secret: withinLeeway).json["error"] as? String == "invalid_grant")
+            #expect(
+                try await client.refresh("r-unknown", secret: withinLeeway).json["error"] as? String == "invalid_grant")
             let maximal = try await Self.secret { $0.exp = $0.iat + 15_777_000 }
             #expect(try await client.refresh("r-unknown", secret: maximal).json["error"] as? String == "invalid_grant")
         }
@@ -103,10 +120,13 @@ struct TokenRouterTests {
             #expect(claims["iss"] as? String == "https://appleid.apple.com")
             #expect(claims["aud"] as? String == Fixture.webClient)
             #expect(claims["sub"] as? String == IdentifierDerivation.subject(userKey: "sam", teamId: Fixture.teamId))
-            #expect(claims["iat"] as? Int == now && claims["exp"] as? Int == now + 86_400 && claims["auth_time"] as? Int == now)
+            #expect(
+                claims["iat"] as? Int == now && claims["exp"] as? Int == now + 86_400
+                    && claims["auth_time"] as? Int == now)
             #expect(claims["at_hash"] as? String == IdentityTokenClaims.halfHash(access))
             #expect(claims["nonce"] as? String == "raw-nonce")
-            #expect(claims["email"] as? String == IdentifierDerivation.relayEmail(userKey: "sam", teamId: Fixture.teamId))
+            #expect(
+                claims["email"] as? String == IdentifierDerivation.relayEmail(userKey: "sam", teamId: Fixture.teamId))
             #expect(claims["email_verified"] as? Bool == true && claims["is_private_email"] as? Bool == true)
             #expect(claims["c_hash"] == nil)
         }
@@ -118,12 +138,18 @@ struct TokenRouterTests {
         let secret = try await Fixture.secret()
         try await app.test(.router) { client in
             let maria = try await client.signIn("maria")
-            let claims = Fixture.claims(of: try await client.exchange(code: maria["code"] ?? "", secret: secret).json["id_token"] as? String ?? "")
+            let claims = Fixture.claims(
+                of: try await client.exchange(code: maria["code"] ?? "", secret: secret).json["id_token"] as? String
+                    ?? "")
             #expect(claims["email"] as? String == "maria.ruiz@example.org")
             #expect(claims["is_private_email"] == nil)
-            _ = try await client.postJSON("/__admin/settings", #"{"booleanClaimStyle":"string","omitIsPrivateEmailWhenFalse":false}"#, method: .patch)
+            _ = try await client.postJSON(
+                "/__admin/settings", #"{"booleanClaimStyle":"string","omitIsPrivateEmailWhenFalse":false}"#,
+                method: .patch)
             let again = try await client.signIn("robin")
-            let strings = Fixture.claims(of: try await client.exchange(code: again["code"] ?? "", secret: secret).json["id_token"] as? String ?? "")
+            let strings = Fixture.claims(
+                of: try await client.exchange(code: again["code"] ?? "", secret: secret).json["id_token"] as? String
+                    ?? "")
             #expect(strings["email_verified"] as? String == "true" && strings["is_private_email"] as? String == "true")
         }
     }
@@ -134,7 +160,9 @@ struct TokenRouterTests {
         let secret = try await Fixture.secret()
         try await app.test(.router) { client in
             let fields = try await client.signIn("casey")
-            let claims = Fixture.claims(of: try await client.exchange(code: fields["code"] ?? "", secret: secret).json["id_token"] as? String ?? "")
+            let claims = Fixture.claims(
+                of: try await client.exchange(code: fields["code"] ?? "", secret: secret).json["id_token"] as? String
+                    ?? "")
             #expect(claims["org_id"] as? String == "ORG0042SCHOOL")
             #expect(claims["email_verified"] as? Bool == false)
         }
@@ -149,13 +177,22 @@ struct TokenRouterTests {
             let expiring = try await client.signIn("maria")
             clock.advance(by: 301)
             let late = try await client.exchange(code: expiring["code"] ?? "", secret: secret)
-            #expect(late.text == #"{"error":"invalid_grant","error_description":"The code has expired or has been revoked."}"#)
+            #expect(
+                late.text
+                    == #"{"error":"invalid_grant","error_description":"The code has expired or has been revoked."}"#)
 
             let fresh = try await client.signIn("maria")
-            let wrongRedirect = try await client.exchange(code: fresh["code"] ?? "", redirect: "https://app.example.com/auth/apple/callback", secret: secret)
-            #expect(wrongRedirect.json["error_description"] as? String == "redirect_uri mismatch. The code was not issued to https://app.example.com/auth/apple/callback.")
-            let otherClient = try await client.exchange(code: fresh["code"] ?? "", clientId: "com.otherstudio.web", secret: try await Fixture.secret("com.otherstudio.web", now: clock.now()))
-            #expect(otherClient.json["error_description"] as? String == "client_id mismatch. The code was not issued to com.otherstudio.web.")
+            let wrongRedirect = try await client.exchange(
+                code: fresh["code"] ?? "", redirect: "https://app.example.com/auth/apple/callback", secret: secret)
+            #expect(
+                wrongRedirect.json["error_description"] as? String
+                    == "redirect_uri mismatch. The code was not issued to https://app.example.com/auth/apple/callback.")
+            let otherClient = try await client.exchange(
+                code: fresh["code"] ?? "", clientId: "com.otherstudio.web",
+                secret: try await Fixture.secret("com.otherstudio.web", now: clock.now()))
+            #expect(
+                otherClient.json["error_description"] as? String
+                    == "client_id mismatch. The code was not issued to com.otherstudio.web.")
             #expect(try await client.exchange(code: fresh["code"] ?? "", secret: secret).status == .ok)
             let reused = try await client.exchange(code: fresh["code"] ?? "", secret: secret)
             #expect(reused.text == #"{"error":"invalid_grant","error_description":"The code has already been used."}"#)
@@ -169,9 +206,15 @@ struct TokenRouterTests {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
         let challenge = Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded
         try await app.test(.router) { client in
-            let fields = try await client.signIn("maria", extra: [("code_challenge", challenge), ("code_challenge_method", "S256")])
-            #expect(try await client.exchange(code: fields["code"] ?? "", secret: secret).text == #"{"error":"invalid_grant"}"#)
-            #expect(try await client.exchange(code: fields["code"] ?? "", secret: secret, extra: [("code_verifier", verifier)]).status == .ok)
+            let fields = try await client.signIn(
+                "maria", extra: [("code_challenge", challenge), ("code_challenge_method", "S256")])
+            #expect(
+                try await client.exchange(code: fields["code"] ?? "", secret: secret).text
+                    == #"{"error":"invalid_grant"}"#)
+            #expect(
+                try await client.exchange(
+                    code: fields["code"] ?? "", secret: secret, extra: [("code_verifier", verifier)]
+                ).status == .ok)
         }
     }
 
@@ -187,10 +230,16 @@ struct TokenRouterTests {
             #expect(Set(refreshed.keys) == ["access_token", "token_type", "expires_in", "id_token"])
             let claims = Fixture.claims(of: refreshed["id_token"] as? String ?? "")
             #expect(Set(claims.keys) == ["iss", "aud", "exp", "iat", "sub", "at_hash", "auth_time"])
-            #expect(claims["at_hash"] as? String == IdentityTokenClaims.halfHash(refreshed["access_token"] as? String ?? ""))
+            #expect(
+                claims["at_hash"] as? String == IdentityTokenClaims.halfHash(refreshed["access_token"] as? String ?? "")
+            )
             _ = try await client.postJSON("/__admin/settings", #"{"refreshReturnsIdToken":false}"#, method: .patch)
-            #expect(Set(try await client.refresh(refreshToken, secret: secret).json.keys) == ["access_token", "token_type", "expires_in"])
-            let otherClient = try await client.refresh(refreshToken, clientId: "com.example.app", secret: try await Fixture.secret("com.example.app"))
+            #expect(
+                Set(try await client.refresh(refreshToken, secret: secret).json.keys) == [
+                    "access_token", "token_type", "expires_in",
+                ])
+            let otherClient = try await client.refresh(
+                refreshToken, clientId: "com.example.app", secret: try await Fixture.secret("com.example.app"))
             #expect(otherClient.json["error"] as? String == "invalid_grant")
         }
     }
@@ -199,13 +248,31 @@ struct TokenRouterTests {
         "malformed requests get Apple's error body, never a 500",
         arguments: [
             ("wrong content type", "application/json", #"{"grant_type":"refresh_token"}"#, "invalid_client"),
-            ("missing grant_type", "application/x-www-form-urlencoded", "client_id=com.example.web", "unsupported_grant_type"),
-            ("misspelled grant_type", "application/x-www-form-urlencoded", "grand_type=authorization_code", "unsupported_grant_type"),
-            ("unknown grant_type", "application/x-www-form-urlencoded", "grant_type=password", "unsupported_grant_type"),
-            ("duplicate parameter", "application/x-www-form-urlencoded", "grant_type=refresh_token&grant_type=refresh_token", "invalid_request"),
+            (
+                "missing grant_type", "application/x-www-form-urlencoded", "client_id=com.example.web",
+                "unsupported_grant_type"
+            ),
+            (
+                "misspelled grant_type", "application/x-www-form-urlencoded", "grand_type=authorization_code",
+                "unsupported_grant_type"
+            ),
+            (
+                "unknown grant_type", "application/x-www-form-urlencoded", "grant_type=password",
+                "unsupported_grant_type"
+            ),
+            (
+                "duplicate parameter", "application/x-www-form-urlencoded",
+                "grant_type=refresh_token&grant_type=refresh_token", "invalid_request"
+            ),
             ("bad percent-encoding", "application/x-www-form-urlencoded", "grant_type=%ZZ", "invalid_request"),
-            ("no client", "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=r", "invalid_client"),
-            ("unknown client", "application/x-www-form-urlencoded", "grant_type=refresh_token&client_id=x&client_secret=y", "invalid_client"),
+            (
+                "no client", "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=r",
+                "invalid_client"
+            ),
+            (
+                "unknown client", "application/x-www-form-urlencoded",
+                "grant_type=refresh_token&client_id=x&client_secret=y", "invalid_client"
+            ),
             ("oversized body", "application/x-www-form-urlencoded", "OVERSIZED", "invalid_request"),
         ])
     func malformed(name: String, contentType: String, body: String, error: String) async throws {
@@ -225,7 +292,8 @@ struct TokenRouterTests {
         let secret = try await Fixture.secret()
         try await app.test(.router) { client in
             let response = try await client.postForm(
-                "/auth/token", [("grant_type", "authorization_code"), ("client_id", Fixture.webClient), ("client_secret", secret)])
+                "/auth/token",
+                [("grant_type", "authorization_code"), ("client_id", Fixture.webClient), ("client_secret", secret)])
             #expect(response.text == #"{"error":"invalid_request"}"#)
         }
     }

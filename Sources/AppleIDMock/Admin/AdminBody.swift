@@ -30,7 +30,9 @@ enum AdminBody {
     static func check(_ reader: JSONReader) throws(ScenarioError) {
         guard reader.problems.isEmpty else {
             throw ScenarioError(
-                problems: reader.problems.map { .init(file: "request body", path: $0.path.description, reason: $0.reason) })
+                problems: reader.problems.map {
+                    .init(file: "request body", path: $0.path.description, reason: $0.reason)
+                })
         }
     }
 

@@ -40,7 +40,8 @@ struct AdminController: Sendable {
 
     private func scenario() async throws -> Response {
         let world = await services.runtime.current.world
-        return Responses.adminJSON(ScenarioView(world: world, signingKeyId: services.minter.signingKey(for: world.settings).kid))
+        return Responses.adminJSON(
+            ScenarioView(world: world, signingKeyId: services.minter.signingKey(for: world.settings).kid))
     }
 
     private func switchScenario(_ request: Request) async throws -> Response {
@@ -50,7 +51,9 @@ struct AdminController: Sendable {
             reader.required(members, "name", at: .root).flatMap { reader.string($0, at: JSONPath.root.member("name")) }
         }
         try AdminBody.check(reader)
-        guard let name else { throw ScenarioError(file: "request body", path: "$.name", reason: "missing required field") }
+        guard let name else {
+            throw ScenarioError(file: "request body", path: "$.name", reason: "missing required field")
+        }
         try await services.runtime.activate(name)
         services.logger.info("scenario switched", metadata: ["idp.scenario": .string(name)])
         return try await scenario()
@@ -62,7 +65,8 @@ struct AdminController: Sendable {
             var available: [String]
         }
         let runtime = services.runtime
-        return Responses.adminJSON(Listing(active: await runtime.current.world.scenario.name, available: await runtime.scenarioNames))
+        return Responses.adminJSON(
+            Listing(active: await runtime.current.world.scenario.name, available: await runtime.scenarioNames))
     }
 
     private func upload(_ request: Request) async throws -> Response {
@@ -70,7 +74,9 @@ struct AdminController: Sendable {
         guard let name = query["name"].map(String.init), !name.isEmpty,
             name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) })
         else {
-            throw ScenarioError(file: "request", path: "?name", reason: "name the scenario: POST /__admin/scenarios?name=<letters, digits, - _ .>")
+            throw ScenarioError(
+                file: "request", path: "?name",
+                reason: "name the scenario: POST /__admin/scenarios?name=<letters, digits, - _ .>")
         }
         let scenario = try ScenarioLoader.loadData(try await AdminBody.data(request), name: name)
         try await services.runtime.install(scenario)
@@ -108,7 +114,8 @@ struct AdminController: Sendable {
         let now = services.clock.now()
         return Responses.adminJSON(
             ClockView(
-                now: Int(now.timeIntervalSince1970), iso8601: now.ISO8601Format(), offsetSeconds: services.clock.offsetSeconds))
+                now: Int(now.timeIntervalSince1970), iso8601: now.ISO8601Format(),
+                offsetSeconds: services.clock.offsetSeconds))
     }
 
     private func moveClock(_ request: Request) async throws -> Response {
@@ -119,7 +126,8 @@ struct AdminController: Sendable {
             reader.report(.root, "send exactly one of advanceSeconds, now (epoch seconds or ISO 8601) or reset: true")
         }
         if let raw = members["advanceSeconds"],
-            let seconds = reader.integer(raw, at: JSONPath.root.member("advanceSeconds"), in: -31_536_000_00...31_536_000_00)
+            let seconds = reader.integer(
+                raw, at: JSONPath.root.member("advanceSeconds"), in: -31_536_000_00...31_536_000_00)
         {
             services.clock.advance(by: Double(seconds))
         }
@@ -158,7 +166,9 @@ struct AdminController: Sendable {
         }
         let views = await services.runtime.withSession { world, session in
             session.allConsents.compactMap { consent -> ConsentView? in
-                guard let user = world.users[consent.userKey], let group = world.appGroups[consent.appGroupId] else { return nil }
+                guard let user = world.users[consent.userKey], let group = world.appGroups[consent.appGroupId] else {
+                    return nil
+                }
                 return ConsentView(
                     userKey: consent.userKey, appGroupId: consent.appGroupId,
                     sub: world.subject(of: user, teamId: group.teamId), status: consent.status, scopes: consent.scopes,

@@ -55,11 +55,15 @@ struct ScenarioView: Encodable, Sendable {
         source = scenario.source
         self.signingKeyId = signingKeyId
         settings = scenario.settings
-        teams = scenario.teams.map { TeamView(teamId: $0.teamId, name: $0.name, developerKeyIds: $0.developerKeys.map(\.keyId)) }
+        teams = scenario.teams.map {
+            TeamView(teamId: $0.teamId, name: $0.name, developerKeyIds: $0.developerKeys.map(\.keyId))
+        }
         appGroups = scenario.appGroups.map { group in
             AppGroupView(
                 id: group.id, teamId: group.teamId, primaryBundleId: group.primaryBundleId, bundleIds: group.bundleIds,
-                servicesIds: group.servicesIds.map { ServicesView(identifier: $0.identifier, redirectUris: $0.redirectUris) },
+                servicesIds: group.servicesIds.map {
+                    ServicesView(identifier: $0.identifier, redirectUris: $0.redirectUris)
+                },
                 notificationUrl: group.notificationUrl)
         }
         users = scenario.users.map { user in

@@ -31,20 +31,28 @@ public enum ClientSecretFactory {
         clientId: String, world: World, keysDirectory: String, now: Date, lifetime: Int = 3_600, keyId: String? = nil
     ) async throws -> String {
         guard let client = world.clients[clientId], let team = world.teams[client.teamId] else {
-            throw Failure(description: "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"; clients: \(world.clients.keys.sorted().joined(separator: ", "))")
+            throw Failure(
+                description:
+                    "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"; clients: \(world.clients.keys.sorted().joined(separator: ", "))"
+            )
         }
         let candidates = team.developerKeys.map(\.keyId).filter { keyId == nil || $0 == keyId }
         guard
             let (kid, pem) = candidates.lazy.compactMap({ kid in
-                (try? String(contentsOfFile: privateKeyPath(keyId: kid, keysDirectory: keysDirectory), encoding: .utf8)).map { (kid, $0) }
+                (try? String(contentsOfFile: privateKeyPath(keyId: kid, keysDirectory: keysDirectory), encoding: .utf8))
+                    .map { (kid, $0) }
             }).first
         else {
             throw Failure(
-                description: "no private key for team \(team.teamId) (keys \(candidates.joined(separator: ", "))) in \(keysDirectory)/developer/AuthKey_<KEYID>.p8")
+                description:
+                    "no private key for team \(team.teamId) (keys \(candidates.joined(separator: ", "))) in \(keysDirectory)/developer/AuthKey_<KEYID>.p8"
+            )
         }
         let issuedAt = Int(now.timeIntervalSince1970)
         return try await sign(
-            Claims(iss: team.teamId, iat: issuedAt, exp: issuedAt + lifetime, aud: ClientSecretVerifier.audience, sub: clientId),
+            Claims(
+                iss: team.teamId, iat: issuedAt, exp: issuedAt + lifetime, aud: ClientSecretVerifier.audience,
+                sub: clientId),
             pem: pem, keyId: kid)
     }
 
@@ -53,7 +61,9 @@ public enum ClientSecretFactory {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let keys = JWTKeyCollection()
-        await keys.add(ecdsa: try ES256PrivateKey(pem: pem), kid: JWKIdentifier(string: keyId), serializer: DefaultJWTSerializer(jsonEncoder: encoder))
+        await keys.add(
+            ecdsa: try ES256PrivateKey(pem: pem), kid: JWKIdentifier(string: keyId),
+            serializer: DefaultJWTSerializer(jsonEncoder: encoder))
         return try await keys.sign(claims, kid: JWKIdentifier(string: keyId))
     }
 }

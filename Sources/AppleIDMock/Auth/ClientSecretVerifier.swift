@@ -37,7 +37,9 @@ public struct ClientSecretVerifier: Sendable {
         else { throw .invalidClient("client_secret header is not base64url JSON") }
         // jwt-kit would fall back to another key for an unknown kid and does not compare alg with the
         // key, so both are checked here first, as Apple checks them.
-        guard header.alg == "ES256" else { throw .invalidClient("client_secret alg must be ES256, found \(header.alg ?? "none")") }
+        guard header.alg == "ES256" else {
+            throw .invalidClient("client_secret alg must be ES256, found \(header.alg ?? "none")")
+        }
         guard let kid = header.kid else { throw .invalidClient("client_secret header has no kid") }
         guard keyOwners[kid] == client.teamId else {
             throw .invalidClient("kid \(kid) is not a registered key of team \(client.teamId)")
@@ -51,9 +53,15 @@ public struct ClientSecretVerifier: Sendable {
         try check(claims, client: client, now: now.timeIntervalSince1970, leeway: Double(iatLeeway))
     }
 
-    private func check(_ claims: ClientSecretClaims, client: World.Client, now: Double, leeway: Double) throws(OAuthError) {
-        guard claims.iss == client.teamId else { throw .invalidClient("iss \(claims.iss ?? "none") is not team \(client.teamId)") }
-        guard claims.sub == client.id else { throw .invalidClient("sub \(claims.sub ?? "none") is not client_id \(client.id)") }
+    private func check(_ claims: ClientSecretClaims, client: World.Client, now: Double, leeway: Double)
+        throws(OAuthError)
+    {
+        guard claims.iss == client.teamId else {
+            throw .invalidClient("iss \(claims.iss ?? "none") is not team \(client.teamId)")
+        }
+        guard claims.sub == client.id else {
+            throw .invalidClient("sub \(claims.sub ?? "none") is not client_id \(client.id)")
+        }
         guard claims.aud == [Self.audience] else {
             throw .invalidClient("aud must be \(Self.audience), found \(claims.aud?.joined(separator: ",") ?? "none")")
         }

@@ -37,20 +37,24 @@ public struct AuthorizationRequest: Sendable {
     /// Checks `form` against `world` (and its settings), in Apple's order.
     public static func parse(_ form: FormParameters, world: World) throws(OAuthError) -> AuthorizationRequest {
         if let duplicate = form.firstDuplicate {
-            throw OAuthError("invalid_request", description: "Invalid request.", reason: "parameter \(duplicate) was sent more than once")
+            throw OAuthError(
+                "invalid_request", description: "Invalid request.",
+                reason: "parameter \(duplicate) was sent more than once")
         }
         guard let clientId = try form.field("client_id") else {
             throw OAuthError("invalid_client", reason: "client_id is missing")
         }
         guard let client = world.clients[clientId] else {
-            throw OAuthError("invalid_client", reason: "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"")
+            throw OAuthError(
+                "invalid_client", reason: "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"")
         }
         guard case .services(let registered) = client.kind else {
             throw OAuthError(
                 "invalid_client",
                 reason: "\(clientId) is an App ID (native sign-in); web sign-in needs a Services ID of its app group")
         }
-        let redirectUri = try checkRedirect(try form.field("redirect_uri"), registered: registered, settings: world.settings)
+        let redirectUri = try checkRedirect(
+            try form.field("redirect_uri"), registered: registered, settings: world.settings)
         let wantsIdToken = try responseType(try form.field("response_type"))
         let mode = try responseMode(try form.field("response_mode"), wantsIdToken: wantsIdToken)
         let scopes = try scopes(try form.field("scope"), mode: mode)
@@ -80,7 +84,8 @@ public struct AuthorizationRequest: Sendable {
             let host = url?.host ?? ""
             let isIP = host.allSatisfy { $0.isNumber || $0 == "." } || host.contains(":")
             guard url?.scheme == "https", !isIP, host != "localhost", host.contains(".") else {
-                throw invalid("Invalid web redirect url.", "requireHttpsRedirectUris: \(uri) is not https with a domain name")
+                throw invalid(
+                    "Invalid web redirect url.", "requireHttpsRedirectUris: \(uri) is not https with a domain name")
             }
         }
         return uri
@@ -100,7 +105,8 @@ public struct AuthorizationRequest: Sendable {
 
     private static func responseMode(_ value: String?, wantsIdToken: Bool) throws(OAuthError) -> ResponseMode {
         guard let mode = ResponseMode(rawValue: value ?? "query") else {  // query is Apple's default
-            throw invalid("Invalid response mode", "response_mode \"\(value ?? "")\" is not query, fragment or form_post")
+            throw invalid(
+                "Invalid response mode", "response_mode \"\(value ?? "")\" is not query, fragment or form_post")
         }
         if wantsIdToken && mode == .query {
             throw invalid("Invalid response mode", "id_token is never sent by query: use fragment or form_post")

@@ -6,13 +6,16 @@ import Hummingbird
 struct ErrorShieldMiddleware<Context: RequestContext>: RouterMiddleware {
     let services: MockServices
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as any HTTPResponseError where error.status.code < 500 {
             throw error
         } catch {
-            services.logger.error("unexpected error", metadata: ["idp.path": .string(request.uri.path), "error": "\(error)"])
+            services.logger.error(
+                "unexpected error", metadata: ["idp.path": .string(request.uri.path), "error": "\(error)"])
             if request.uri.path.hasPrefix("/__admin") {
                 return AdminBody.errorResponse(ScenarioError(file: "request", reason: "\(error)"))
             }

@@ -24,7 +24,8 @@ enum RequestReading {
     /// Whether the request declares a form-urlencoded body.
     static func isForm(_ request: Request) -> Bool {
         guard let type = request.headers[.contentType]?.lowercased() else { return false }
-        return type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/x-www-form-urlencoded"
+        return type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+            == "application/x-www-form-urlencoded"
     }
 
     /// Parses form text, mapping duplicates and bad encoding to `invalid_request`.
@@ -51,7 +52,9 @@ enum RequestReading {
         guard isForm(request) else {
             throw OAuthError(
                 settings.wrongContentTypeError.rawValue,
-                reason: "Content-Type must be application/x-www-form-urlencoded, found \(request.headers[.contentType] ?? "none")")
+                reason:
+                    "Content-Type must be application/x-www-form-urlencoded, found \(request.headers[.contentType] ?? "none")"
+            )
         }
         return try form(try await bodyText(request))
     }

@@ -20,7 +20,9 @@ enum Responses {
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return Response(
             status: status,
-            headers: [.contentType: "application/json;charset=UTF-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache"],
+            headers: [
+                .contentType: "application/json;charset=UTF-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
+            ],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

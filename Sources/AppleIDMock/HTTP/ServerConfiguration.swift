@@ -19,7 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
 
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, scenariosDirectory: String = "scenarios",
+        host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil,
+        scenariosDirectory: String = "scenarios",
         keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .info
     ) {
         self.host = host

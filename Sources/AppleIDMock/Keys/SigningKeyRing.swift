@@ -1,6 +1,6 @@
 import Crypto
-import Foundation
 import CryptoExtras
+import Foundation
 
 /// One RS256 key that signs id_tokens and notifications, with its public JWK.
 public struct SigningKey: Sendable {
@@ -32,9 +32,11 @@ public struct SigningKeyRing: Sendable {
         let directory = (keysDirectory as NSString).appendingPathComponent("signing")
         let files: [String]
         do {
-            files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pem") }.sorted()
+            files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".pem") }
+                .sorted()
         } catch {
-            throw ScenarioError(file: directory, reason: "cannot read the signing keys directory: \(error.localizedDescription)")
+            throw ScenarioError(
+                file: directory, reason: "cannot read the signing keys directory: \(error.localizedDescription)")
         }
         guard !files.isEmpty else {
             throw ScenarioError(file: directory, reason: "no RS256 signing keys (*.pem) in this directory")
@@ -43,7 +45,8 @@ public struct SigningKeyRing: Sendable {
         for file in files {
             let path = (directory as NSString).appendingPathComponent(file)
             let kid = (file as NSString).deletingPathExtension
-            guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8) else {
+            guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8)
+            else {
                 throw ScenarioError(file: path, reason: "cannot read the key file")
             }
             do {

@@ -8,7 +8,8 @@ enum ConsentPage {
         static let action = "mock_action"
     }
 
-    static func render(request: AuthorizationRequest, world: World, session: SessionState, formAction: String) -> String {
+    static func render(request: AuthorizationRequest, world: World, session: SessionState, formAction: String) -> String
+    {
         let hidden = request.parameters.map { PageLayout.hidden($0.0, $0.1) }.joined(separator: "\n")
         let users = world.scenario.users.enumerated().map { index, user in
             userOption(user, checked: index == 0, request: request, world: world, session: session)
@@ -48,7 +49,8 @@ enum ConsentPage {
             session.consent(userKey: user.key, appGroupId: request.client.appGroupId)?.status == .authorized
             ? " · already signed in to this app (no name or email this time)" : ""
         let hides = user.hideEmail ? " · hides email by default" : ""
-        let label = "\(name.isEmpty ? user.key : name) <\(user.email.isEmpty ? "no email" : user.email)>\(hides)\(returning)"
+        let label =
+            "\(name.isEmpty ? user.key : name) <\(user.email.isEmpty ? "no email" : user.email)>\(hides)\(returning)"
         return """
             <label><input type="radio" name="\(Field.user)" value="\(user.key.htmlEscaped)"\(checked ? " checked" : "")> \(label.htmlEscaped)</label>
             """

@@ -10,9 +10,15 @@ struct AuthorizeController: Sendable {
     static let consentPath = "/auth/authorize/consent"
 
     func addRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/auth/authorize") { request, _ in await respond(request) { try await self.start(request, body: false) } }
-        router.post("/auth/authorize") { request, _ in await respond(request) { try await self.start(request, body: true) } }
-        router.post(RouterPath(Self.consentPath)) { request, _ in await respond(request) { try await self.consent(request) } }
+        router.get("/auth/authorize") { request, _ in
+            await respond(request) { try await self.start(request, body: false) }
+        }
+        router.post("/auth/authorize") { request, _ in
+            await respond(request) { try await self.start(request, body: true) }
+        }
+        router.post(RouterPath(Self.consentPath)) { request, _ in
+            await respond(request) { try await self.consent(request) }
+        }
     }
 
     /// Runs `body`, turning any failure into Apple's error page (or JSON when asked for), never a redirect.
@@ -40,7 +46,9 @@ struct AuthorizeController: Sendable {
             guard let user = world.user(matching: hint) else {
                 throw OAuthError(
                     "invalid_request", description: "Invalid request.",
-                    reason: "login_hint \"\(hint)\" matches no user key, email, sub or relay address of scenario \"\(world.scenario.name)\"")
+                    reason:
+                        "login_hint \"\(hint)\" matches no user key, email, sub or relay address of scenario \"\(world.scenario.name)\""
+                )
             }
             return try await complete(authorization, userKey: user.key, hidesEmail: user.hideEmail)
         }
@@ -52,7 +60,9 @@ struct AuthorizeController: Sendable {
     }
 
     private func consent(_ request: Request) async throws -> Response {
-        guard RequestReading.isForm(request) else { throw OAuthError.invalidRequest("the consent form must be form-urlencoded") }
+        guard RequestReading.isForm(request) else {
+            throw OAuthError.invalidRequest("the consent form must be form-urlencoded")
+        }
         let form = try RequestReading.form(try await RequestReading.bodyText(request))
         let world = await services.runtime.current.world
         let own = FormParameters(pairs: form.pairs.filter { AuthorizationRequest.parameterNames.contains($0.name) })
@@ -62,7 +72,8 @@ struct AuthorizeController: Sendable {
             return AuthorizationResponder.cancel(authorization)
         case "continue":
             guard let key = try form.field(ConsentPage.Field.user), let user = world.users[key] else {
-                throw OAuthError("invalid_request", description: "Invalid request.", reason: "choose one of the scenario's users")
+                throw OAuthError(
+                    "invalid_request", description: "Invalid request.", reason: "choose one of the scenario's users")
             }
             let hides =
                 switch try form.field(ConsentPage.Field.email) {
@@ -77,10 +88,14 @@ struct AuthorizeController: Sendable {
     }
 
     /// The user consented: record the consent, mint the code (and id_token) and send them back.
-    private func complete(_ authorization: AuthorizationRequest, userKey: String, hidesEmail: Bool) async throws -> Response {
+    private func complete(_ authorization: AuthorizationRequest, userKey: String, hidesEmail: Bool) async throws
+        -> Response
+    {
         let now = services.clock.now()
         let outcome = try await services.runtime.withSession { world, session in
-            guard let user = world.users[userKey] else { throw OAuthError.invalidRequest("user \(userKey) is not in the scenario") }
+            guard let user = world.users[userKey] else {
+                throw OAuthError.invalidRequest("user \(userKey) is not in the scenario")
+            }
             let (consent, isFirst) = session.authorize(
                 userKey: userKey, appGroupId: authorization.client.appGroupId, scopes: authorization.scopes,
                 hidesEmail: hidesEmail, now: now)
@@ -99,7 +114,8 @@ struct AuthorizeController: Sendable {
             let subject = IdentityTokenFactory.Subject(
                 user: outcome.user, consent: outcome.consent, client: authorization.client, nonce: authorization.nonce,
                 authTime: now)
-            let claims = IdentityTokenFactory(world: outcome.world).claims(for: subject, source: .authorize(code: outcome.code), now: now)
+            let claims = IdentityTokenFactory(world: outcome.world).claims(
+                for: subject, source: .authorize(code: outcome.code), now: now)
             fields.append(("id_token", try services.minter.sign(claims, settings: outcome.world.settings)))
         }
         if let state = authorization.state { fields.append(("state", state)) }

@@ -41,7 +41,8 @@ struct TokenController: Sendable {
         let now = services.clock.now()
         let issued = try await services.runtime.withSession { world, session in
             let record = try session.redeem(
-                code: code, clientId: client.id, redirectUri: redirectUri, codeVerifier: verifier, pkce: world.settings.pkce,
+                code: code, clientId: client.id, redirectUri: redirectUri, codeVerifier: verifier,
+                pkce: world.settings.pkce,
                 now: now)
             guard let user = world.users[record.userKey],
                 let consent = session.consent(userKey: record.userKey, appGroupId: record.appGroupId)
@@ -58,12 +59,15 @@ struct TokenController: Sendable {
             for: issued.subject, source: .codeExchange(accessToken: issued.access.token), now: now)
         let response = TokenResponse(
             accessToken: issued.access.token, expiresIn: issued.world.settings.accessTokenLifetimeSeconds,
-            refreshToken: issued.refresh?.token, idToken: try services.minter.sign(claims, settings: issued.world.settings))
+            refreshToken: issued.refresh?.token,
+            idToken: try services.minter.sign(claims, settings: issued.world.settings))
         return Responses.appleJSON(response)
     }
 
     private func refresh(_ form: FormParameters, client: World.Client) async throws -> Response {
-        guard let token = try form.field("refresh_token") else { throw OAuthError.invalidRequest("refresh_token is missing") }
+        guard let token = try form.field("refresh_token") else {
+            throw OAuthError.invalidRequest("refresh_token is missing")
+        }
         let now = services.clock.now()
         let issued = try await services.runtime.withSession { world, session in
             let record = try session.refreshToken(token, clientId: client.id)
@@ -86,7 +90,8 @@ struct TokenController: Sendable {
         }
         return Responses.appleJSON(
             TokenResponse(
-                accessToken: issued.access.token, expiresIn: issued.world.settings.accessTokenLifetimeSeconds, idToken: idToken))
+                accessToken: issued.access.token, expiresIn: issued.world.settings.accessTokenLifetimeSeconds,
+                idToken: idToken))
     }
 
     private static func newTokens(

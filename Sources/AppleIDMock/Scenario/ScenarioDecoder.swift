@@ -19,7 +19,9 @@ struct ScenarioDecoder {
         let scenario = decoder.scenario(document, name: name)
         guard decoder.reader.problems.isEmpty, let scenario else {
             throw ScenarioError(
-                problems: decoder.reader.problems.map { .init(file: file, path: $0.path.description, reason: $0.reason) })
+                problems: decoder.reader.problems.map {
+                    .init(file: file, path: $0.path.description, reason: $0.reason)
+                })
         }
         return scenario
     }
@@ -77,7 +79,9 @@ struct ScenarioDecoder {
         guard let members = reader.object(value, at: path, allowed: ["teamId", "name", "developerKeys"]) else {
             return nil
         }
-        let teamId = requiredString(members, "teamId", at: path) { Self.isAppleIdentifier($0) ? nil : "a Team ID is 10 uppercase letters or digits" }
+        let teamId = requiredString(members, "teamId", at: path) {
+            Self.isAppleIdentifier($0) ? nil : "a Team ID is 10 uppercase letters or digits"
+        }
         let name = members["name"].flatMap { reader.string($0, at: path.member("name")) } ?? teamId ?? ""
         let keys = list(members, "developerKeys", at: path) { $0.developerKey($1, at: $2) }.map(\.value)
         guard let teamId else { return nil }
@@ -86,13 +90,17 @@ struct ScenarioDecoder {
 
     private mutating func developerKey(_ value: JSONValue, at path: JSONPath) -> DeveloperKey? {
         guard let members = reader.object(value, at: path, allowed: ["keyId", "publicKey"]) else { return nil }
-        let keyId = requiredString(members, "keyId", at: path) { Self.isAppleIdentifier($0) ? nil : "a Key ID is 10 uppercase letters or digits" }
+        let keyId = requiredString(members, "keyId", at: path) {
+            Self.isAppleIdentifier($0) ? nil : "a Key ID is 10 uppercase letters or digits"
+        }
         guard let pem = requiredString(members, "publicKey", at: path, check: { _ in nil }) else { return nil }
         let key: ES256PublicKey
         do {
             key = try ES256PublicKey(pem: pem)
         } catch {
-            reader.report(path.member("publicKey"), "malformed key: expected a P-256 public key in PEM (-----BEGIN PUBLIC KEY-----)")
+            reader.report(
+                path.member("publicKey"),
+                "malformed key: expected a P-256 public key in PEM (-----BEGIN PUBLIC KEY-----)")
             return nil
         }
         guard let keyId else { return nil }
@@ -112,16 +120,26 @@ struct ScenarioDecoder {
             for (position, item) in elements.enumerated() {
                 let itemPath = path.member("bundleIds").index(position)
                 if let text = reader.string(item, at: itemPath) {
-                    if let problem = Self.clientIdProblem(text) { reader.report(itemPath, problem) } else { bundleIds.append(text) }
+                    if let problem = Self.clientIdProblem(text) {
+                        reader.report(itemPath, problem)
+                    } else {
+                        bundleIds.append(text)
+                    }
                 }
             }
         }
-        let services = members["servicesIds"] == nil ? [] : list(members, "servicesIds", at: path) { $0.servicesId($1, at: $2) }.map(\.value)
+        let services =
+            members["servicesIds"] == nil
+            ? [] : list(members, "servicesIds", at: path) { $0.servicesId($1, at: $2) }.map(\.value)
         var notificationUrl: String?
         if let raw = members["notificationUrl"], raw != .null,
             let text = reader.string(raw, at: path.member("notificationUrl"))
         {
-            if let problem = Self.urlProblem(text) { reader.report(path.member("notificationUrl"), problem) } else { notificationUrl = text }
+            if let problem = Self.urlProblem(text) {
+                reader.report(path.member("notificationUrl"), problem)
+            } else {
+                notificationUrl = text
+            }
         }
         guard let id, let teamId, let primary else { return nil }
         return AppGroup(
@@ -133,7 +151,9 @@ struct ScenarioDecoder {
         guard let members = reader.object(value, at: path, allowed: ["identifier", "redirectUris"]) else { return nil }
         let identifier = requiredString(members, "identifier", at: path, check: Self.clientIdProblem)
         var uris: [String] = []
-        if let raw = reader.required(members, "redirectUris", at: path), let elements = reader.array(raw, at: path.member("redirectUris")) {
+        if let raw = reader.required(members, "redirectUris", at: path),
+            let elements = reader.array(raw, at: path.member("redirectUris"))
+        {
             for (position, item) in elements.enumerated() {
                 let itemPath = path.member("redirectUris").index(position)
                 guard let text = reader.string(item, at: itemPath) else { continue }
@@ -171,16 +191,21 @@ struct ScenarioDecoder {
             let fields = reader.object(raw, at: path.member("name"), allowed: ["firstName", "lastName"])
         {
             name = PersonName(
-                firstName: fields["firstName"].flatMap { reader.string($0, at: path.member("name").member("firstName")) },
+                firstName: fields["firstName"].flatMap {
+                    reader.string($0, at: path.member("name").member("firstName"))
+                },
                 lastName: fields["lastName"].flatMap { reader.string($0, at: path.member("name").member("lastName")) })
         }
         let hide = members["hideEmail"].flatMap { reader.bool($0, at: path.member("hideEmail")) } ?? false
-        let status = members["realUserStatus"].flatMap { reader.integer($0, at: path.member("realUserStatus"), in: 0...2) } ?? 2
+        let status =
+            members["realUserStatus"].flatMap { reader.integer($0, at: path.member("realUserStatus"), in: 0...2) } ?? 2
         let verified = members["emailVerified"].flatMap { reader.bool($0, at: path.member("emailVerified")) } ?? true
         var orgId: String?
         if let raw = members["orgId"], raw != .null {
             orgId = reader.string(raw, at: path.member("orgId"))
-            if !managed { reader.report(path.member("orgId"), "orgId is only for managed accounts (set managedAccount: true)") }
+            if !managed {
+                reader.report(path.member("orgId"), "orgId is only for managed accounts (set managedAccount: true)")
+            }
         }
         guard let key, let email else { return nil }
         return User(
@@ -206,21 +231,27 @@ struct ScenarioDecoder {
         for (team, path) in teams {
             unique("team id", team.teamId, at: path.member("teamId"), reader: &reader)
             for (position, key) in team.developerKeys.enumerated() {
-                unique("key id", key.keyId, at: path.member("developerKeys").index(position).member("keyId"), reader: &reader)
+                unique(
+                    "key id", key.keyId, at: path.member("developerKeys").index(position).member("keyId"),
+                    reader: &reader)
             }
         }
         let teamIds = Set(teams.map(\.value.teamId))
         for (group, path) in appGroups {
             unique("app group id", group.id, at: path.member("id"), reader: &reader)
             if !teamIds.contains(group.teamId) {
-                reader.report(path.member("teamId"), "unknown team \"\(group.teamId)\"; teams: \(teamIds.sorted().joined(separator: ", "))")
+                reader.report(
+                    path.member("teamId"),
+                    "unknown team \"\(group.teamId)\"; teams: \(teamIds.sorted().joined(separator: ", "))")
             }
             unique("client id", group.primaryBundleId, at: path.member("primaryBundleId"), reader: &reader)
             for (position, id) in group.bundleIds.enumerated() {
                 unique("client id", id, at: path.member("bundleIds").index(position), reader: &reader)
             }
             for (position, services) in group.servicesIds.enumerated() {
-                unique("client id", services.identifier, at: path.member("servicesIds").index(position).member("identifier"), reader: &reader)
+                unique(
+                    "client id", services.identifier,
+                    at: path.member("servicesIds").index(position).member("identifier"), reader: &reader)
             }
             for id in [group.primaryBundleId] + group.bundleIds + group.servicesIds.map(\.identifier)
             where id.hasPrefix(group.teamId + ".") {
@@ -229,7 +260,9 @@ struct ScenarioDecoder {
         }
         for (user, path) in users {
             unique("user key", user.key, at: path.member("key"), reader: &reader)
-            if !user.email.isEmpty { unique("user email", user.email.lowercased(), at: path.member("email"), reader: &reader) }
+            if !user.email.isEmpty {
+                unique("user email", user.email.lowercased(), at: path.member("email"), reader: &reader)
+            }
         }
     }
 
@@ -238,7 +271,8 @@ struct ScenarioDecoder {
     private mutating func requiredString(
         _ members: [String: JSONValue], _ name: String, at path: JSONPath, check: (String) -> String?
     ) -> String? {
-        guard let raw = reader.required(members, name, at: path), let text = reader.string(raw, at: path.member(name)) else {
+        guard let raw = reader.required(members, name, at: path), let text = reader.string(raw, at: path.member(name))
+        else {
             return nil
         }
         if let problem = check(text) {

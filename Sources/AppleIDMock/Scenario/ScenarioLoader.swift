@@ -14,7 +14,8 @@ public enum ScenarioLoader {
                 .filter { $0.hasSuffix(".json") && $0 != schemaFileName }
                 .sorted()
         } catch {
-            throw ScenarioError(file: directory, reason: "cannot read the scenarios directory: \(error.localizedDescription)")
+            throw ScenarioError(
+                file: directory, reason: "cannot read the scenarios directory: \(error.localizedDescription)")
         }
         guard !files.isEmpty else {
             throw ScenarioError(file: directory, reason: "no scenario files (*.json) in this directory")

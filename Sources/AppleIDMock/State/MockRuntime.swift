@@ -17,18 +17,22 @@ public actor MockRuntime {
     private let keyRing: SigningKeyRing
 
     /// Starts with `activeName` from `scenarios`; every scenario is checked against the signing keys.
-    public init(scenarios: [String: Scenario], activeName: String, keyRing: SigningKeyRing) async throws(ScenarioError) {
+    public init(scenarios: [String: Scenario], activeName: String, keyRing: SigningKeyRing) async throws(ScenarioError)
+    {
         for scenario in scenarios.values.sorted(by: { $0.name < $1.name }) {
             try Self.check(scenario, against: keyRing)
         }
         guard let scenario = scenarios[activeName] else {
             throw ScenarioError(
                 file: activeName,
-                reason: "no scenario named \"\(activeName)\"; available: \(scenarios.keys.sorted().joined(separator: ", "))")
+                reason:
+                    "no scenario named \"\(activeName)\"; available: \(scenarios.keys.sorted().joined(separator: ", "))"
+            )
         }
         self.scenarios = scenarios
         self.keyRing = keyRing
-        self.active = ActiveScenario(world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
+        self.active = ActiveScenario(
+            world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
     }
 
     /// The scenario in force.
@@ -44,7 +48,8 @@ public actor MockRuntime {
                 file: "request body", path: "$.name",
                 reason: "no scenario named \"\(name)\"; available: \(scenarios.keys.sorted().joined(separator: ", "))")
         }
-        active = ActiveScenario(world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
+        active = ActiveScenario(
+            world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
         session = SessionState()
     }
 

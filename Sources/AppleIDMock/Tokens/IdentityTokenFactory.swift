@@ -33,7 +33,8 @@ public struct IdentityTokenFactory: Sendable {
         let issuedAt = Int(now.timeIntervalSince1970)
         var claims = IdentityTokenClaims(
             aud: subject.client.id, exp: issuedAt + settings.idTokenLifetimeSeconds, iat: issuedAt,
-            sub: world.subject(of: subject.user, teamId: subject.client.teamId), booleanStyle: settings.booleanClaimStyle)
+            sub: world.subject(of: subject.user, teamId: subject.client.teamId),
+            booleanStyle: settings.booleanClaimStyle)
         claims.authTime = Int(subject.authTime.timeIntervalSince1970)
         switch source {
         case .authorize(let code):
@@ -46,7 +47,8 @@ public struct IdentityTokenFactory: Sendable {
         }
         if case .refresh = source {} else { claims.nonce = subject.nonce }
         claims.nonceSupported = true
-        if let identity = world.emailIdentity(of: subject.user, consent: subject.consent, teamId: subject.client.teamId) {
+        if let identity = world.emailIdentity(of: subject.user, consent: subject.consent, teamId: subject.client.teamId)
+        {
             claims.email = identity.email
             claims.emailVerified = identity.verified
             if identity.isPrivate || !settings.omitIsPrivateEmailWhenFalse {
@@ -54,7 +56,8 @@ public struct IdentityTokenFactory: Sendable {
             }
         }
         if subject.user.managedAccount {
-            claims.orgId = subject.user.orgId ?? IdentifierDerivation.token(purpose: "org", length: 16, subject.user.key)
+            claims.orgId =
+                subject.user.orgId ?? IdentifierDerivation.token(purpose: "org", length: 16, subject.user.key)
         }
         return claims
     }

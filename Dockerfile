@@ -1,0 +1,47 @@
+# apple-id-mock: a mock of Apple's "Sign in with Apple" server.
+#   docker build -t apple-id-mock .   then   docker run -p 8080:8080 apple-id-mock
+# or `docker compose up` (docker-compose.yml mounts ./scenarios and ./keys read-only).
+
+# --- build ------------------------------------------------------------------------------------
+FROM swift:6.3-bookworm AS build
+WORKDIR /build
+
+# Resolve dependencies in their own layer: it is reused until Package.swift (or Package.resolved,
+# when the checkout has one) changes.
+COPY Package.* ./
+RUN swift package resolve
+
+# Tests/ is copied because the manifest declares a test target whose folder must exist.
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --product apple-id-mock \
+    && mkdir -p /staging \
+    && cp "$(swift build -c release --show-bin-path)/apple-id-mock" /staging/
+
+# --- run --------------------------------------------------------------------------------------
+# The slim image carries the Swift runtime libraries (Foundation, the standard library) only.
+FROM swift:6.3-bookworm-slim
+
+RUN groupadd --system --gid 10001 apple-id-mock \
+    && useradd --system --no-log-init --uid 10001 --gid 10001 --home-dir /app --shell /usr/sbin/nologin apple-id-mock
+
+WORKDIR /app
+COPY --from=build /staging/apple-id-mock /usr/local/bin/apple-id-mock
+COPY scenarios ./scenarios
+COPY keys ./keys
+# openssl writes private keys as 0600; these test keys are public by design and must be readable
+# by the unprivileged user. Everything stays owned by root, so the server cannot change them.
+RUN chmod -R a+rX /app
+
+# Numeric, so that runtimes checking runAsNonRoot can tell it is not root.
+USER 10001:10001
+EXPOSE 8080
+ENV APPLE_ID_MOCK_HOST=0.0.0.0 \
+    APPLE_ID_MOCK_PORT=8080
+
+# There is no curl in the slim image: bash's /dev/tcp asks GET /health and wants a 200 status line.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${APPLE_ID_MOCK_PORT:-8080} && printf 'GET /health HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q '^HTTP/1\\.[01] 200'"]
+
+ENTRYPOINT ["apple-id-mock"]
+CMD ["serve"]

@@ -9,6 +9,7 @@ import PackageDescription
 //   `CryptoExtras` for RS256 signing of id_tokens with Apple's exact header (jwt-kit always adds `typ`).
 // - swift-argument-parser: the `apple-id-mock` command line (serve, validate, client-secret).
 // - swift-log: `import Logging` (Hummingbird does not re-export it).
+// - async-http-client: delivers server-to-server notifications to each app group's URL.
 let package = Package(
     name: "apple-id-mock",
     platforms: [.macOS(.v15)],
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -32,6 +34,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(

@@ -9,8 +9,8 @@ import Testing
 struct SessionStateTests {
     let now = Fixture.start
 
-    func code(_ state: inout SessionState, challenge: String? = nil, method: String? = nil) -> String {
-        let (consent, _) = state.authorize(
+    func code(_ state: inout SessionState, challenge: String? = nil, method: String? = nil) throws -> String {
+        let (consent, _) = try state.authorize(
             userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: false, now: now)
         let code = OpaqueToken.make(.code)
         state.store(
@@ -39,11 +39,11 @@ struct SessionStateTests {
     }
 
     @Test("the first authorization is first; later ones reuse the frozen consent")
-    func consentFrozen() {
+    func consentFrozen() throws {
         var state = SessionState()
-        let first = state.authorize(
+        let first = try state.authorize(
             userKey: "maria", appGroupId: "example", scopes: ["name"], hidesEmail: false, now: now)
-        let second = state.authorize(
+        let second = try state.authorize(
             userKey: "maria", appGroupId: "example", scopes: ["name", "email"], hidesEmail: true, now: now)
         #expect(first.isFirst && !second.isFirst)
         #expect(second.consent.scopes == ["name"])
@@ -51,12 +51,12 @@ struct SessionStateTests {
     }
 
     @Test("revoking makes the next authorization first again, with a new generation")
-    func revokeResets() {
+    func revokeResets() throws {
         var state = SessionState()
-        let first = state.authorize(userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false, now: now)
+        let first = try state.authorize(userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false, now: now)
         let revoked = state.revokeConsent(userKey: "maria", appGroupId: "example", now: now)
         #expect(revoked)
-        let again = state.authorize(
+        let again = try state.authorize(
             userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: true, now: now)
         #expect(again.isFirst)
         #expect(again.consent.generation == first.consent.generation + 1)
@@ -64,20 +64,20 @@ struct SessionStateTests {
     }
 
     @Test("codes are single use and expire after their lifetime")
-    func singleUseAndExpiry() {
+    func singleUseAndExpiry() throws {
         var state = SessionState()
-        let used = code(&state)
+        let used = try code(&state)
         #expect(redeem(&state, used) == nil)
         #expect(redeem(&state, used) == .codeUsed)
-        let expired = code(&state)
+        let expired = try code(&state)
         #expect(redeem(&state, expired, at: now.addingTimeInterval(300)) == .codeExpired)
         #expect(redeem(&state, "c-unknown") == .codeExpired)
     }
 
     @Test("codes are bound to client and redirect URI, with Apple's descriptions")
-    func bindings() {
+    func bindings() throws {
         var state = SessionState()
-        let issued = code(&state)
+        let issued = try code(&state)
         #expect(
             redeem(&state, issued, client: "com.other").map(\.description)
                 == "client_id mismatch. The code was not issued to com.other.")
@@ -88,27 +88,27 @@ struct SessionStateTests {
     }
 
     @Test("PKCE: S256 and plain challenges are enforced; a verifier without challenge is refused when strict")
-    func pkce() {
+    func pkce() throws {
         var state = SessionState()
         let verifier = String(repeating: "v", count: 50)
         let s256 = Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
                 of: "=", with: "")
-        let challenged = code(&state, challenge: s256, method: "S256")
+        let challenged = try code(&state, challenge: s256, method: "S256")
         #expect(redeem(&state, challenged)?.code == "invalid_grant")
         #expect(redeem(&state, challenged, verifier: "wrong")?.code == "invalid_grant")
         #expect(redeem(&state, challenged, verifier: verifier) == nil)
-        let plain = code(&state, challenge: verifier, method: "plain")
+        let plain = try code(&state, challenge: verifier, method: "plain")
         #expect(redeem(&state, plain, verifier: verifier) == nil)
-        let unchallenged = code(&state)
+        let unchallenged = try code(&state)
         #expect(redeem(&state, unchallenged, verifier: verifier)?.code == "invalid_grant")
         #expect(redeem(&state, unchallenged, verifier: verifier, pkce: .whenChallenged) == nil)
     }
 
     @Test("a code dies with the consent it came from")
-    func codeDiesWithConsent() {
+    func codeDiesWithConsent() throws {
         var state = SessionState()
-        let issued = code(&state)
+        let issued = try code(&state)
         state.revokeConsent(userKey: "maria", appGroupId: "example", now: now)
         #expect(redeem(&state, issued) == .codeExpired)
     }

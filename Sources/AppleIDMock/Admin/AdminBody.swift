@@ -36,6 +36,35 @@ enum AdminBody {
         }
     }
 
+    /// Runs a control-plane handler; every failure becomes a 4xx naming the reason, never a 500:
+    /// 400 for malformed input, 404 for something unknown, 409 for an event that does not apply.
+    static func run(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let error as ScenarioError {
+            return errorResponse(error)
+        } catch let refusal as LifecycleRefusal {
+            return refusalResponse(refusal)
+        } catch let error as OAuthError {
+            return refusalResponse(LifecycleRefusal(kind: .notApplicable, message: error.logReason ?? error.code))
+        } catch {
+            return errorResponse(ScenarioError(file: "request", reason: "\(error)"))
+        }
+    }
+
+    /// 404 (`not_found`) or 409 (`not_applicable`) with the reason.
+    static func refusalResponse(_ refusal: LifecycleRefusal) -> Response {
+        struct Body: Encodable {
+            var error: String
+            var message: String
+        }
+        switch refusal.kind {
+        case .notFound: return Responses.adminJSON(Body(error: "not_found", message: refusal.message), status: .notFound)
+        case .notApplicable:
+            return Responses.adminJSON(Body(error: "not_applicable", message: refusal.message), status: .conflict)
+        }
+    }
+
     /// The control plane's error body: HTTP 400 with every problem.
     static func errorResponse(_ error: ScenarioError) -> Response {
         struct Body: Encodable {

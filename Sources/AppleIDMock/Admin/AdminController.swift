@@ -19,21 +19,14 @@ struct AdminController: Sendable {
         admin.get("consents") { _, _ in await self.run { await self.consents() } }
         admin.post("reset") { _, _ in
             await self.run {
-                await self.services.runtime.resetSession()
+                await self.services.reset()
                 return Responses.adminJSON(["reset": true])
             }
         }
     }
 
-    /// Runs a handler; any failure is a 400 naming the reason, never a 500.
     private func run(_ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch let error as ScenarioError {
-            return AdminBody.errorResponse(error)
-        } catch {
-            return AdminBody.errorResponse(ScenarioError(file: "request", reason: "\(error)"))
-        }
+        await AdminBody.run(body)
     }
 
     // MARK: - Scenarios
@@ -55,6 +48,7 @@ struct AdminController: Sendable {
             throw ScenarioError(file: "request body", path: "$.name", reason: "missing required field")
         }
         try await services.runtime.activate(name)
+        await services.outbox.clear()
         services.logger.info("scenario switched", metadata: ["idp.scenario": .string(name)])
         return try await scenario()
     }
@@ -82,6 +76,7 @@ struct AdminController: Sendable {
         try await services.runtime.install(scenario)
         if query["activate"] == "true" {
             try await services.runtime.activate(name)
+            await services.outbox.clear()
             return try await self.scenario()
         }
         return await scenarios()
@@ -148,6 +143,7 @@ struct AdminController: Sendable {
             services.clock.reset()
         }
         try AdminBody.check(reader)
+        await services.fireDueEvents()
         return clock()
     }
 

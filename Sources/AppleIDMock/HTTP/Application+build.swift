@@ -7,12 +7,15 @@ public func buildRouter(services: MockServices) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: ErrorShieldMiddleware(services: services))
     router.add(middleware: LogRequestsMiddleware(.debug))
-    router.get("/health") { _, _ in Responses.adminJSON(["status": "ok"]) }
+    router.add(middleware: DueEventsMiddleware(services: services))
+    router.get("/health") { _, _ in Responses.appleJSON(["status": "ok"]) }
     KeysController(services: services).addRoutes(to: router)
     AuthorizeController(services: services).addRoutes(to: router)
     TokenController(services: services).addRoutes(to: router)
     RevokeController(services: services).addRoutes(to: router)
     AdminController(services: services).addRoutes(to: router)
+    NativeController(services: services).addRoutes(to: router)
+    LifecycleController(services: services).addRoutes(to: router)
     return router
 }
 
@@ -29,6 +32,7 @@ public func buildApplication(
     return Application(
         router: buildRouter(services: services),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        services: [NotificationDeliveryService(services: services)],
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)
         },

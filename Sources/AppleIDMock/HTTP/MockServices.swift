@@ -13,6 +13,8 @@ public struct MockServices: Sendable {
     public let publicBaseURL: String?
     /// The server's logger.
     public let logger: Logger
+    /// Server-to-server notifications and their delivery.
+    public let outbox = NotificationOutbox()
 
     public init(runtime: MockRuntime, clock: MockClock, minter: TokenMinter, publicBaseURL: String?, logger: Logger) {
         self.runtime = runtime
@@ -32,6 +34,39 @@ public struct MockServices: Sendable {
         return MockServices(
             runtime: runtime, clock: clock, minter: TokenMinter(keyRing: keyRing),
             publicBaseURL: configuration.publicBaseURL, logger: logger)
+    }
+
+    /// Applies the scenario's lifecycle events that are due on the mock's clock.
+    public func fireDueEvents() async {
+        for fired in await runtime.fireDueEvents(now: clock.now()) {
+            await runtime.attachNotifications(await emit(fired.drafts, world: fired.world), toEvent: fired.logIndex)
+        }
+    }
+
+    /// Signs and queues the notifications of `drafts`; returns their ids.
+    public func emit(_ drafts: [NotificationDraft], world: World) async -> [String] {
+        var ids: [String] = []
+        for draft in drafts {
+            guard let group = world.appGroups[draft.appGroupId] else { continue }
+            let now = clock.now()
+            let claims = NotificationClaims(draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
+            guard let payload = try? minter.sign(claims, settings: world.settings) else { continue }
+            let type = draft.kind == .accountDelete ? world.settings.notificationDeleteType.rawValue : draft.kind.rawValue
+            await outbox.enqueue(
+                NotificationOutbox.Record(
+                    id: claims.jti, appGroupId: group.id, url: group.notificationUrl, type: type, sub: draft.sub,
+                    payload: payload, createdAt: now, status: group.notificationUrl == nil ? .noURL : .pending,
+                    attempts: [], nextAttemptAt: nil))
+            logger.debug("notification queued", metadata: ["idp.notification": .string(claims.jti), "idp.payload": .string(payload)])
+            ids.append(claims.jti)
+        }
+        return ids
+    }
+
+    /// Clears consents, codes, tokens, events and notifications, keeping the scenario.
+    public func reset() async {
+        await runtime.resetSession()
+        await outbox.clear()
     }
 
     /// Logs why a request was refused (Apple's body stays bare; the reason is here).

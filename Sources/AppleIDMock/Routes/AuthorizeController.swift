@@ -96,7 +96,7 @@ struct AuthorizeController: Sendable {
             guard let user = world.users[userKey] else {
                 throw OAuthError.invalidRequest("user \(userKey) is not in the scenario")
             }
-            let (consent, isFirst) = session.authorize(
+            let (consent, isFirst) = try session.authorize(
                 userKey: userKey, appGroupId: authorization.client.appGroupId, scopes: authorization.scopes,
                 hidesEmail: hidesEmail, now: now)
             let code = OpaqueToken.make(.code)

@@ -4,7 +4,9 @@ extension MockSettings {
         "idTokenLifetimeSeconds", "codeLifetimeSeconds", "accessTokenLifetimeSeconds", "booleanClaimStyle",
         "omitIsPrivateEmailWhenFalse", "refreshReturnsIdToken", "refreshIdTokenClaims", "pkce",
         "clientSecretIatLeewaySeconds", "wrongContentTypeError", "requireHttpsRedirectUris", "signingKeyId",
-        "jwksOrder",
+        "jwksOrder", "notificationDeleteType", "notificationEventTimeUnit", "notifyOnRevokeEndpoint",
+        "notificationMaxAttempts", "notificationRetryInitialMilliseconds", "notificationRetryMaxMilliseconds",
+        "notificationTimeoutMilliseconds",
     ]
 
     /// Applies the members of a JSON object over these settings, reporting bad members to `reader`.
@@ -12,7 +14,7 @@ extension MockSettings {
     func applying(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader) -> MockSettings {
         var result = self
         guard let members = reader.object(value, at: path, allowed: Self.fieldNames) else { return result }
-        func seconds(_ name: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<MockSettings, Int>) {
+        func number(_ name: String, _ range: ClosedRange<Int>, _ keyPath: WritableKeyPath<MockSettings, Int>) {
             if let raw = members[name], let number = reader.integer(raw, at: path.member(name), in: range) {
                 result[keyPath: keyPath] = number
             }
@@ -31,15 +33,22 @@ extension MockSettings {
                 result[keyPath: keyPath] = value
             }
         }
-        seconds("idTokenLifetimeSeconds", 1...31_536_000, \.idTokenLifetimeSeconds)
-        seconds("codeLifetimeSeconds", 1...86_400, \.codeLifetimeSeconds)
-        seconds("accessTokenLifetimeSeconds", 1...31_536_000, \.accessTokenLifetimeSeconds)
-        seconds("clientSecretIatLeewaySeconds", 0...86_400, \.clientSecretIatLeewaySeconds)
+        number("idTokenLifetimeSeconds", 1...31_536_000, \.idTokenLifetimeSeconds)
+        number("codeLifetimeSeconds", 1...86_400, \.codeLifetimeSeconds)
+        number("accessTokenLifetimeSeconds", 1...31_536_000, \.accessTokenLifetimeSeconds)
+        number("clientSecretIatLeewaySeconds", 0...86_400, \.clientSecretIatLeewaySeconds)
         option("booleanClaimStyle", \.booleanClaimStyle)
         option("refreshIdTokenClaims", \.refreshIdTokenClaims)
         option("pkce", \.pkce)
         option("wrongContentTypeError", \.wrongContentTypeError)
         option("jwksOrder", \.jwksOrder)
+        option("notificationDeleteType", \.notificationDeleteType)
+        option("notificationEventTimeUnit", \.notificationEventTimeUnit)
+        flag("notifyOnRevokeEndpoint", \.notifyOnRevokeEndpoint)
+        number("notificationMaxAttempts", 1...1_000, \.notificationMaxAttempts)
+        number("notificationRetryInitialMilliseconds", 1...3_600_000, \.notificationRetryInitialMilliseconds)
+        number("notificationRetryMaxMilliseconds", 1...3_600_000, \.notificationRetryMaxMilliseconds)
+        number("notificationTimeoutMilliseconds", 1...600_000, \.notificationTimeoutMilliseconds)
         flag("omitIsPrivateEmailWhenFalse", \.omitIsPrivateEmailWhenFalse)
         flag("refreshReturnsIdToken", \.refreshReturnsIdToken)
         flag("requireHttpsRedirectUris", \.requireHttpsRedirectUris)

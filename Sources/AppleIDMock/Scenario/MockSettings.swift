@@ -35,6 +35,22 @@ public struct MockSettings: Sendable, Codable, Equatable {
         case invalid_request
     }
 
+    /// The `type` of the account-deletion notification.
+    public enum DeleteEventType: String, Sendable, Codable, CaseIterable {
+        /// What real payloads and libraries use.
+        case accountDelete = "account-delete"
+        /// What Apple's current documentation names it.
+        case accountDeleted = "account-deleted"
+    }
+
+    /// The unit of a notification's `event_time`.
+    public enum EventTimeUnit: String, Sendable, Codable, CaseIterable {
+        /// Real payloads.
+        case milliseconds
+        /// Apple's documentation example.
+        case seconds
+    }
+
     /// Order of the keys in `/auth/keys`.
     public enum KeyOrder: String, Sendable, Codable, CaseIterable {
         /// Sorted by `kid`: the same bytes on every run.
@@ -69,6 +85,20 @@ public struct MockSettings: Sendable, Codable, Equatable {
     public var signingKeyId: String?
     /// Order of `/auth/keys`.
     public var jwksOrder = KeyOrder.stable
+    /// `account-delete` (field) or `account-deleted` (docs).
+    public var notificationDeleteType = DeleteEventType.accountDelete
+    /// `event_time` in milliseconds (field) or seconds (docs).
+    public var notificationEventTimeUnit = EventTimeUnit.milliseconds
+    /// Also send `consent-revoked` when `/auth/revoke` ends a consent (unconfirmed at Apple).
+    public var notifyOnRevokeEndpoint = false
+    /// Delivery attempts per notification before it is marked failed.
+    public var notificationMaxAttempts = 20
+    /// The first retry delay; each retry doubles it.
+    public var notificationRetryInitialMilliseconds = 500
+    /// The longest retry delay.
+    public var notificationRetryMaxMilliseconds = 30_000
+    /// How long one delivery attempt may take.
+    public var notificationTimeoutMilliseconds = 5_000
 
     public init() {}
 }

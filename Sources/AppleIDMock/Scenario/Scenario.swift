@@ -1,3 +1,4 @@
+import Foundation
 import JWTKit
 
 /// One world the mock serves: developer teams, their app groups and the Apple Account users who
@@ -17,6 +18,14 @@ public struct Scenario: Sendable {
     public var appGroups: [AppGroup]
     /// Apple Account users.
     public var users: [User]
+    /// Lifecycle events that happen at start-up or at a time on the mock's clock.
+    public var events: [ScheduledEvent] = []
+}
+
+/// A lifecycle event a scenario schedules: at start-up (`at` absent) or when the mock's clock reaches `at`.
+public struct ScheduledEvent: Sendable {
+    public var event: LifecycleEvent
+    public var at: Date?
 }
 
 /// A developer team: the `iss` of its client secrets and the keys that sign them.

@@ -42,7 +42,7 @@ struct ScenarioDecoder {
 
     private mutating func scenario(_ value: JSONValue, name: String) -> Scenario? {
         let root = JSONPath.root
-        let allowed: Set<String> = ["$schema", "description", "settings", "teams", "appGroups", "users"]
+        let allowed: Set<String> = ["$schema", "description", "settings", "teams", "appGroups", "users", "events"]
         guard let members = reader.object(value, at: root, allowed: allowed) else { return nil }
         let description = members["description"].flatMap { reader.string($0, at: root.member("description")) } ?? ""
         let settings =
@@ -52,9 +52,15 @@ struct ScenarioDecoder {
         let appGroups = list(members, "appGroups", at: root) { $0.appGroup($1, at: $2) }
         let users = list(members, "users", at: root) { $0.user($1, at: $2) }
         checkReferences(teams: teams, appGroups: appGroups, users: users)
+        let events =
+            members["events"] == nil
+            ? []
+            : list(members, "events", at: root) {
+                $0.event($1, at: $2, appGroups: appGroups.map(\.value), users: users.map(\.value))
+            }.map(\.value)
         return Scenario(
             name: name, source: file, description: description, settings: settings,
-            teams: teams.map(\.value), appGroups: appGroups.map(\.value), users: users.map(\.value))
+            teams: teams.map(\.value), appGroups: appGroups.map(\.value), users: users.map(\.value), events: events)
     }
 
     /// Reads the required array `name`, decoding each element and keeping its path.
@@ -211,6 +217,46 @@ struct ScenarioDecoder {
         return User(
             key: key, email: email, name: name, hideEmail: hide, realUserStatus: status, emailVerified: verified,
             managedAccount: managed, orgId: orgId)
+    }
+
+    // MARK: - Events
+
+    private mutating func event(_ value: JSONValue, at path: JSONPath, appGroups: [AppGroup], users: [User])
+        -> ScheduledEvent?
+    {
+        guard let members = reader.object(value, at: path, allowed: ["type", "user", "appGroup", "at"]) else { return nil }
+        let kind = reader.required(members, "type", at: path).flatMap {
+            reader.choice($0, at: path.member("type"), of: LifecycleEvent.Kind.allCases.map(\.rawValue))
+        }.flatMap(LifecycleEvent.Kind.init(rawValue:))
+        let userKey = requiredString(members, "user", at: path) { key in
+            users.contains { $0.key == key } ? nil : "unknown user \"\(key)\" (use a user key)"
+        }
+        var appGroupId: String?
+        if let raw = members["appGroup"], let id = reader.string(raw, at: path.member("appGroup")) {
+            let group = appGroups.first { group in
+                group.id == id || group.primaryBundleId == id || group.bundleIds.contains(id)
+                    || group.servicesIds.contains { $0.identifier == id }
+            }
+            if let group { appGroupId = group.id } else { reader.report(path.member("appGroup"), "unknown app group or client id \"\(id)\"") }
+        }
+        if let kind, kind.needsAppGroup, members["appGroup"] == nil {
+            reader.report(path.member("appGroup"), "\(kind.rawValue) needs an app group (its id or one of its client ids)")
+        }
+        if kind == .accountDelete, members["appGroup"] != nil {
+            reader.report(path.member("appGroup"), "account-delete concerns the whole account: remove appGroup")
+        }
+        var at: Date?
+        if let raw = members["at"] {
+            switch raw {
+            case .number(let seconds): at = Date(timeIntervalSince1970: seconds)
+            case .string(let text):
+                at = try? Date(text, strategy: .iso8601)
+                if at == nil { reader.report(path.member("at"), "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z") }
+            default: reader.report(path.member("at"), "expected an ISO 8601 string or epoch seconds, found \(raw.typeDescription)")
+            }
+        }
+        guard let kind, let userKey else { return nil }
+        return ScheduledEvent(event: LifecycleEvent(kind: kind, userKey: userKey, appGroupId: appGroupId), at: at)
     }
 
     // MARK: - Cross-references

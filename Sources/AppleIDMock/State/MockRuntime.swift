@@ -14,6 +14,7 @@ public actor MockRuntime {
     private var scenarios: [String: Scenario]
     private var active: ActiveScenario
     private var session = SessionState()
+    private var schedule: EventSchedule
     private let keyRing: SigningKeyRing
 
     /// Starts with `activeName` from `scenarios`; every scenario is checked against the signing keys.
@@ -31,6 +32,7 @@ public actor MockRuntime {
         }
         self.scenarios = scenarios
         self.keyRing = keyRing
+        self.schedule = EventSchedule(scenario: scenario)
         self.active = ActiveScenario(
             world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
     }
@@ -67,9 +69,61 @@ public actor MockRuntime {
         active = ActiveScenario(world: World(scenario: scenario), secrets: active.secrets)
     }
 
-    /// Clears consents, codes and tokens, keeping the scenario.
+    /// Clears consents, codes, tokens and the event log, and re-arms the scenario's scheduled events.
     public func resetSession() {
         session = SessionState()
+        schedule = EventSchedule(scenario: active.world.scenario)
+    }
+
+    // MARK: - Lifecycle events
+
+    /// A lifecycle event that happened, and the notifications it produced (to sign and send).
+    public struct FiredEvent: Sendable {
+        public var logIndex: Int
+        public var world: World
+        public var drafts: [NotificationDraft]
+    }
+
+    /// Applies the scheduled events that are due at `now`; events that do not apply are logged as skipped.
+    public func fireDueEvents(now: Date) -> [FiredEvent] {
+        guard schedule.hasDue(now: now) else { return [] }
+        return schedule.takeDue(now: now).map { scheduled in
+            let (drafts, outcome) = apply(scheduled.event, now: now)
+            let index = schedule.append(
+                EventLogEntry(
+                    source: "scheduled", type: scheduled.event.kind.rawValue, user: scheduled.event.userKey,
+                    appGroupId: scheduled.event.appGroupId, scheduledAt: scheduled.at, firedAt: now, outcome: outcome,
+                    notificationIds: []))
+            return FiredEvent(logIndex: index, world: active.world, drafts: drafts)
+        }
+    }
+
+    /// Applies an event now (control plane); throws when it does not apply.
+    public func applyNow(_ event: LifecycleEvent, now: Date) throws(LifecycleRefusal) -> FiredEvent {
+        let drafts = try session.apply(event, world: active.world, now: now)
+        let index = schedule.append(
+            EventLogEntry(
+                source: "api", type: event.kind.rawValue, user: event.userKey, appGroupId: event.appGroupId, scheduledAt: nil,
+                firedAt: now, outcome: "applied", notificationIds: []))
+        return FiredEvent(logIndex: index, world: active.world, drafts: drafts)
+    }
+
+    /// Records which notifications an event produced.
+    public func attachNotifications(_ ids: [String], toEvent index: Int) {
+        schedule.attach(ids, to: index)
+    }
+
+    /// The event log and the events still scheduled.
+    public var events: (log: [EventLogEntry], upcoming: [ScheduledEvent]) {
+        (schedule.log, schedule.upcoming)
+    }
+
+    private func apply(_ event: LifecycleEvent, now: Date) -> ([NotificationDraft], String) {
+        do {
+            return (try session.apply(event, world: active.world, now: now), "applied")
+        } catch {
+            return ([], "skipped: \(error.message)")
+        }
     }
 
     /// Runs `body` on the world and the session as one step, so no other request interleaves.

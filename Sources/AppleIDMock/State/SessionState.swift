@@ -4,7 +4,11 @@ import Foundation
 /// Everything that changes while the mock runs: consents, codes and tokens. A value type whose
 /// methods hold the grant rules, so they are tested without HTTP; `MockRuntime` owns the one copy.
 public struct SessionState: Sendable {
-    private(set) var consents: [String: Consent] = [:]
+    var consents: [String: Consent] = [:]
+    /// Users whose Apple Account was deleted.
+    var deletedUsers: Set<String> = []
+    /// (user, app group) pairs whose relay forwarding is off.
+    var relayForwardingOff: Set<String> = []
     private(set) var codes: [String: AuthorizationCodeRecord] = [:]
     private(set) var accessTokens: [String: AccessTokenRecord] = [:]
     private(set) var refreshTokens: [String: RefreshTokenRecord] = [:]
@@ -12,7 +16,7 @@ public struct SessionState: Sendable {
 
     public init() {}
 
-    private static func consentKey(_ userKey: String, _ appGroupId: String) -> String {
+    static func consentKey(_ userKey: String, _ appGroupId: String) -> String {
         "\(userKey)\u{0}\(appGroupId)"
     }
 
@@ -30,9 +34,13 @@ public struct SessionState: Sendable {
 
     /// Authorizes `userKey` for the group. A standing consent is reused as it is (scopes frozen);
     /// otherwise a new one is granted with `scopes` and `hidesEmail`, and `isFirst` is true.
+    /// A deleted Apple Account cannot sign in.
     public mutating func authorize(
         userKey: String, appGroupId: String, scopes: [String], hidesEmail: Bool, now: Date
-    ) -> (consent: Consent, isFirst: Bool) {
+    ) throws(OAuthError) -> (consent: Consent, isFirst: Bool) {
+        guard !deletedUsers.contains(userKey) else {
+            throw OAuthError("invalid_request", description: "Invalid request.", reason: "the Apple Account of user \(userKey) was deleted")
+        }
         let key = Self.consentKey(userKey, appGroupId)
         if let existing = consents[key], existing.status == .authorized {
             return (existing, false)

@@ -10,6 +10,8 @@ public struct IdentityTokenFactory: Sendable {
         case codeExchange(accessToken: String)
         /// The token endpoint's `refresh_token` grant: sparse unless configured `full`.
         case refresh(accessToken: String)
+        /// A native app's `identityToken`: carries `c_hash` and `real_user_status`.
+        case native(code: String)
     }
 
     /// Everything about the sign-in the claims describe.
@@ -39,6 +41,9 @@ public struct IdentityTokenFactory: Sendable {
         switch source {
         case .authorize(let code):
             claims.cHash = IdentityTokenClaims.halfHash(code)
+        case .native(let code):
+            claims.cHash = IdentityTokenClaims.halfHash(code)
+            claims.realUserStatus = subject.user.realUserStatus
         case .codeExchange(let accessToken):
             claims.atHash = IdentityTokenClaims.halfHash(accessToken)
         case .refresh(let accessToken):

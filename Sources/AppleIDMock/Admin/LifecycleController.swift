@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+
+/// Account lifecycle events and the notifications they produce: `POST`/`GET /__admin/events`,
+/// `GET /__admin/notifications[/<id>]`, `POST /__admin/notifications/<id>/redeliver`.
+struct LifecycleController: Sendable {
+    let services: MockServices
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        let admin = router.group("__admin")
+        admin.post("events") { request, _ in await AdminBody.run { try await self.trigger(request) } }
+        admin.get("events") { _, _ in await AdminBody.run { await self.events() } }
+        admin.get("notifications") { _, _ in
+            await AdminBody.run { Responses.adminJSON(["notifications": await self.services.outbox.all]) }
+        }
+        admin.get("notifications/:id") { _, context in
+            await AdminBody.run {
+                let id = context.parameters.get("id") ?? ""
+                guard let record = await self.services.outbox.record(id) else {
+                    throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"")
+                }
+                return Responses.adminJSON(record)
+            }
+        }
+        admin.post("notifications/:id/redeliver") { _, context in
+            await AdminBody.run { Responses.adminJSON(try await self.services.outbox.redeliver(context.parameters.get("id") ?? "")) }
+        }
+    }
+
+    private func trigger(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let body = try await AdminBody.json(request)
+        let root = JSONPath.root
+        let members = reader.object(body, at: root, allowed: ["type", "user", "appGroup"]) ?? [:]
+        let kind = reader.required(members, "type", at: root).flatMap {
+            reader.choice($0, at: root.member("type"), of: LifecycleEvent.Kind.allCases.map(\.rawValue))
+        }.flatMap(LifecycleEvent.Kind.init(rawValue:))
+        let userHint = reader.required(members, "user", at: root).flatMap { reader.string($0, at: root.member("user")) }
+        let groupHint = members["appGroup"].flatMap { reader.string($0, at: root.member("appGroup")) }
+        try AdminBody.check(reader)
+        guard let kind, let userHint else { throw ScenarioError(file: "request body", reason: "type and user are required") }
+        let world = await services.runtime.current.world
+        guard let user = world.user(matching: userHint) else {
+            throw LifecycleRefusal(kind: .notFound, message: "no user matching \"\(userHint)\" in scenario \"\(world.scenario.name)\"")
+        }
+        var appGroupId: String?
+        if let groupHint {
+            guard let id = world.appGroups[groupHint]?.id ?? world.clients[groupHint]?.appGroupId else {
+                throw LifecycleRefusal(kind: .notFound, message: "no app group or client id \"\(groupHint)\"")
+            }
+            appGroupId = id
+        }
+        if kind == .accountDelete && appGroupId != nil {
+            throw ScenarioError(file: "request body", path: "$.appGroup", reason: "account-delete concerns the whole account: remove appGroup")
+        }
+        let fired = try await services.runtime.applyNow(
+            LifecycleEvent(kind: kind, userKey: user.key, appGroupId: appGroupId), now: services.clock.now())
+        let ids = await services.emit(fired.drafts, world: fired.world)
+        await services.runtime.attachNotifications(ids, toEvent: fired.logIndex)
+        services.logger.info("lifecycle event", metadata: ["idp.type": .string(kind.rawValue), "idp.user": .string(user.key)])
+        var entry = await services.runtime.events.log[fired.logIndex]
+        entry.notificationIds = ids
+        return Responses.adminJSON(entry)
+    }
+
+    private func events() async -> Response {
+        struct Upcoming: Encodable {
+            var type: String
+            var user: String
+            var appGroupId: String?
+            var at: Date?
+        }
+        struct Listing: Encodable {
+            var log: [EventLogEntry]
+            var upcoming: [Upcoming]
+        }
+        let (log, upcoming) = await services.runtime.events
+        return Responses.adminJSON(
+            Listing(
+                log: log,
+                upcoming: upcoming.map {
+                    Upcoming(type: $0.event.kind.rawValue, user: $0.event.userKey, appGroupId: $0.event.appGroupId, at: $0.at)
+                }))
+    }
+}

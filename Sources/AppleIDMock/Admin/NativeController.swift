@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+
+/// Native sign-in without a device: `POST /__admin/native/authorize` returns what an iOS app's
+/// `ASAuthorizationAppleIDCredential` holds; `GET /__admin/native/credential-state` answers as
+/// `getCredentialState(forUserID:)` does.
+struct NativeController: Sendable {
+    let services: MockServices
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        let native = router.group("__admin/native")
+        native.post("authorize") { request, _ in await AdminBody.run { try await self.authorize(request) } }
+        native.get("credential-state") { request, _ in await AdminBody.run { try await self.credentialState(request) } }
+    }
+
+    private func authorize(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let body = try await AdminBody.json(request)
+        let parsed = NativeAuthorizationRequest.read(body, reader: &reader)
+        try AdminBody.check(reader)
+        guard let parsed else { throw ScenarioError(file: "request body", reason: "clientId and user are required") }
+        let world = await services.runtime.current.world
+        let client = try Self.appClient(parsed.clientId, in: world)
+        guard let user = world.user(matching: parsed.user) else {
+            throw LifecycleRefusal(kind: .notFound, message: "no user matching \"\(parsed.user)\" in scenario \"\(world.scenario.name)\"")
+        }
+        let now = services.clock.now()
+        let outcome = try await services.runtime.withSession { world, session in
+            let (consent, isFirst) = try session.authorize(
+                userKey: user.key, appGroupId: client.appGroupId, scopes: parsed.scopes,
+                hidesEmail: parsed.hideEmail ?? user.hideEmail, now: now)
+            let code = OpaqueToken.make(.code)
+            session.store(
+                code: AuthorizationCodeRecord(
+                    code: code, clientId: client.id, appGroupId: client.appGroupId, userKey: user.key, redirectUri: nil,
+                    nonce: parsed.nonce, codeChallenge: nil, codeChallengeMethod: nil, issuedAt: now,
+                    expiresAt: now.addingTimeInterval(Double(world.settings.codeLifetimeSeconds)), authTime: now,
+                    consentGeneration: consent.generation, redeemedAt: nil))
+            return (world: world, consent: consent, isFirst: isFirst, code: code)
+        }
+        let subject = IdentityTokenFactory.Subject(
+            user: user, consent: outcome.consent, client: client, nonce: parsed.nonce, authTime: now)
+        let claims = IdentityTokenFactory(world: outcome.world).claims(for: subject, source: .native(code: outcome.code), now: now)
+        let identity = outcome.world.emailIdentity(of: user, consent: outcome.consent, teamId: client.teamId)
+        let wantsName = outcome.isFirst && outcome.consent.scopes.contains("name")
+        let credential = NativeCredential(
+            user: claims.sub, state: parsed.state, authorizedScopes: outcome.isFirst ? outcome.consent.scopes : [],
+            authorizationCode: outcome.code, identityToken: try services.minter.sign(claims, settings: outcome.world.settings),
+            email: outcome.isFirst ? identity?.email : nil,
+            fullName: wantsName ? .init(givenName: user.name?.firstName, familyName: user.name?.lastName) : nil,
+            realUserStatus: user.realUserStatus)
+        return Responses.adminJSON(credential)
+    }
+
+    private func credentialState(_ request: Request) async throws -> Response {
+        struct Answer: Encodable {
+            var clientId: String
+            var userId: String
+            var state: CredentialState
+        }
+        let query = request.uri.queryParameters
+        guard let clientId = query["clientId"].map(String.init), let userId = query["userId"].map(String.init) else {
+            throw ScenarioError(file: "request", path: "?clientId&userId", reason: "pass clientId (a bundle id) and userId (a sub)")
+        }
+        let world = await services.runtime.current.world
+        let client = try Self.appClient(clientId, in: world)
+        let state = await services.runtime.withSession { world, session in
+            guard let user = world.scenario.users.first(where: { world.subject(of: $0, teamId: client.teamId) == userId }) else {
+                return CredentialState.notFound
+            }
+            return session.credentialState(userKey: user.key, appGroupId: client.appGroupId)
+        }
+        return Responses.adminJSON(Answer(clientId: clientId, userId: userId, state: state))
+    }
+
+    /// The App ID `clientId`, or a refusal naming why it is not one.
+    static func appClient(_ clientId: String, in world: World) throws(LifecycleRefusal) -> World.Client {
+        guard let client = world.clients[clientId] else {
+            throw LifecycleRefusal(kind: .notFound, message: "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"")
+        }
+        guard client.kind == .app else {
+            let bundle = world.appGroups[client.appGroupId]?.primaryBundleId ?? "its bundle id"
+            throw LifecycleRefusal(
+                kind: .notApplicable, message: "\(clientId) is a Services ID (web); native sign-in uses a bundle id such as \(bundle)")
+        }
+        return client
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// An account lifecycle event Apple tells developers about (reference §9).
+public struct LifecycleEvent: Sendable, Equatable {
+    /// What happened.
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        /// The user stopped using Sign in with Apple with the app group.
+        case consentRevoked = "consent-revoked"
+        /// The user deleted their Apple Account (the notification's type follows `notificationDeleteType`).
+        case accountDelete = "account-delete"
+        /// The user turned relay forwarding off for the app group.
+        case emailDisabled = "email-disabled"
+        /// The user turned relay forwarding back on.
+        case emailEnabled = "email-enabled"
+
+        /// Whether the event concerns one app group (all but account deletion).
+        public var needsAppGroup: Bool { self != .accountDelete }
+    }
+
+    public var kind: Kind
+    /// The user's key in the scenario.
+    public var userKey: String
+    /// The app group, for every kind but account deletion.
+    public var appGroupId: String?
+}
+
+/// A notification to send, before it is signed: which group, which user id, what happened.
+public struct NotificationDraft: Sendable, Equatable {
+    public var appGroupId: String
+    public var kind: LifecycleEvent.Kind
+    public var sub: String
+    /// The relay address, for relay forwarding events.
+    public var email: String?
+    public var eventTime: Date
+}
+
+extension SessionState {
+    /// Applies `event` as Apple would and returns the notifications it produces.
+    public mutating func apply(_ event: LifecycleEvent, world: World, now: Date) throws(LifecycleRefusal)
+        -> [NotificationDraft]
+    {
+        guard let user = world.users[event.userKey] else {
+            throw LifecycleRefusal(kind: .notFound, message: "no user \"\(event.userKey)\" in scenario \"\(world.scenario.name)\"")
+        }
+        func draft(_ groupId: String, email: String? = nil) -> NotificationDraft? {
+            guard let group = world.appGroups[groupId] else { return nil }
+            return NotificationDraft(
+                appGroupId: groupId, kind: event.kind, sub: world.subject(of: user, teamId: group.teamId), email: email,
+                eventTime: now)
+        }
+        if event.kind == .accountDelete {
+            return try deleteAccount(userKey: user.key, now: now).compactMap { draft($0) }
+        }
+        guard let groupId = event.appGroupId, let group = world.appGroups[groupId] else {
+            throw LifecycleRefusal(
+                kind: .notFound,
+                message: "\(event.kind.rawValue) needs an app group (or one of its client ids); \"\(event.appGroupId ?? "")\" is not one")
+        }
+        switch event.kind {
+        case .consentRevoked:
+            try userRevokes(userKey: user.key, appGroupId: groupId, now: now)
+            return draft(groupId).map { [$0] } ?? []
+        case .emailDisabled, .emailEnabled:
+            try setRelayForwarding(userKey: user.key, appGroupId: groupId, enabled: event.kind == .emailEnabled)
+            return draft(groupId, email: world.relayEmail(of: user, teamId: group.teamId)).map { [$0] } ?? []
+        case .accountDelete:
+            return []
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// A native sign-in without a device (`POST /__admin/native/authorize`): the JSON body names the
+/// bundle id, the user and what is requested; the answer is what `ASAuthorizationAppleIDCredential`
+/// hands the iOS app, i.e. what the app then sends its backend.
+public struct NativeAuthorizationRequest: Sendable {
+    public var clientId: String
+    /// A user key, email, `sub` or relay address.
+    public var user: String
+    public var scopes: [String]
+    public var nonce: String?
+    public var state: String?
+    /// Hide My Email at first consent (default: the scenario's choice for the user).
+    public var hideEmail: Bool?
+
+    static let fieldNames: Set<String> = ["clientId", "user", "scopes", "nonce", "state", "hideEmail"]
+
+    /// Reads the JSON body, reporting each bad field with its path.
+    static func read(_ value: JSONValue, reader: inout JSONReader) -> NativeAuthorizationRequest? {
+        let root = JSONPath.root
+        guard let members = reader.object(value, at: root, allowed: fieldNames) else { return nil }
+        let clientId = reader.required(members, "clientId", at: root).flatMap { reader.string($0, at: root.member("clientId")) }
+        let user = reader.required(members, "user", at: root).flatMap { reader.string($0, at: root.member("user")) }
+        var scopes: [String] = []
+        if let raw = members["scopes"], let items = reader.array(raw, at: root.member("scopes")) {
+            for (index, item) in items.enumerated() {
+                if let scope = reader.choice(item, at: root.member("scopes").index(index), of: ["name", "email"]) {
+                    scopes.append(scope)
+                }
+            }
+        }
+        let nonce = members["nonce"].flatMap { reader.string($0, at: root.member("nonce")) }
+        let state = members["state"].flatMap { reader.string($0, at: root.member("state")) }
+        let hide = members["hideEmail"].flatMap { reader.bool($0, at: root.member("hideEmail")) }
+        guard let clientId, let user else { return nil }
+        return NativeAuthorizationRequest(
+            clientId: clientId, user: user, scopes: Array(Set(scopes)).sorted(), nonce: nonce, state: state, hideEmail: hide)
+    }
+}
+
+/// `ASAuthorizationAppleIDCredential` as JSON: `email` and `fullName` only on the first authorization.
+public struct NativeCredential: Sendable, Encodable {
+    /// `PersonNameComponents` as the app encodes it.
+    public struct FullName: Sendable, Encodable {
+        public var givenName: String?
+        public var familyName: String?
+    }
+
+    /// The team-scoped user id.
+    public var user: String
+    public var state: String?
+    public var authorizedScopes: [String]
+    public var authorizationCode: String
+    public var identityToken: String
+    public var email: String?
+    public var fullName: FullName?
+    /// `ASUserDetectionStatus`: 0 unsupported, 1 unknown, 2 likely real.
+    public var realUserStatus: Int
+
+    private enum CodingKeys: String, CodingKey {
+        case user, state, authorizedScopes, authorizationCode, identityToken, email, fullName, realUserStatus
+    }
+
+    /// Absent values are written as `null`, as a Swift app encoding the credential would.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(user, forKey: .user)
+        try container.encode(state, forKey: .state)
+        try container.encode(authorizedScopes, forKey: .authorizedScopes)
+        try container.encode(authorizationCode, forKey: .authorizationCode)
+        try container.encode(identityToken, forKey: .identityToken)
+        try container.encode(email, forKey: .email)
+        try container.encode(fullName, forKey: .fullName)
+        try container.encode(realUserStatus, forKey: .realUserStatus)
+    }
+}

@@ -85,3 +85,33 @@ struct RevokeRouterTests {
         }
     }
 }
+
+/// The `notifyOnRevokeEndpoint` switch: `/auth/revoke` also produces `consent-revoked`.
+@Suite("Revoke endpoint notifications")
+struct RevokeNotificationTests {
+    @Test("with notifyOnRevokeEndpoint, a revocation queues a consent-revoked notification; without, none")
+    func notifies() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            let (_, refresh) = try await RevokeRouterTests.tokens(client, secret: secret)
+            let revoke = [("client_id", Fixture.webClient), ("client_secret", secret), ("token", refresh)]
+            _ = try await client.postForm("/auth/revoke", revoke)
+            #expect(
+                (try await client.execute(uri: "/__admin/notifications", method: .get).json["notifications"] as? [Any])?
+                    .isEmpty == true)
+            _ = try await client.postJSON("/__admin/settings", #"{"notifyOnRevokeEndpoint": true}"#, method: .patch)
+            let (_, second) = try await RevokeRouterTests.tokens(client, secret: secret)
+            _ = try await client.postForm(
+                "/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret), ("token", second)])
+            let records = try #require(
+                try await client.execute(uri: "/__admin/notifications", method: .get).json["notifications"]
+                    as? [[String: Any]])
+            #expect(records.count == 1)
+            #expect(records.first?["type"] as? String == "consent-revoked")
+            #expect(
+                records.first?["sub"] as? String
+                    == IdentifierDerivation.subject(userKey: "maria", teamId: Fixture.teamId))
+        }
+    }
+}

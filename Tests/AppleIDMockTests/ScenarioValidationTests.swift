@@ -144,6 +144,30 @@ struct ScenarioValidationTests {
         #expect(problems.map(\.path).sorted() == ["$.settings.booleanClaimStyle", "$.settings.idTokenLifetimeSeconds"])
     }
 
+    @Test("scheduled events are checked: type, user, app group and time")
+    func events() throws {
+        var object = Self.valid()
+        object["events"] = [
+            ["type": "account-delete", "user": "u1"],
+            ["type": "consent-revoked", "user": "u1", "appGroup": "com.x.web", "at": "2030-01-01T00:00:00Z"],
+            ["type": "email-disabled", "user": "ghost", "appGroup": "g"],
+            ["type": "consent-revoked", "user": "u1"],
+            ["type": "account-delete", "user": "u1", "appGroup": "g"],
+            ["type": "email-enabled", "user": "u1", "appGroup": "g", "at": "tomorrow"],
+            ["type": "account-deleted", "user": "u1"],
+        ]
+        let problems = try Self.problems(object)
+        #expect(
+            problems.map(\.path) == [
+                "$.events[2].user", "$.events[3].appGroup", "$.events[4].appGroup", "$.events[5].at",
+                "$.events[6].type",
+            ])
+        object["events"] = [["type": "consent-revoked", "user": "u1", "appGroup": "com.x.web", "at": 1_900_000_000]]
+        let scenario = try ScenarioLoader.loadData(try JSONSerialization.data(withJSONObject: object), name: "t")
+        #expect(scenario.events.first?.event.appGroupId == "g")
+        #expect(scenario.events.first?.at == Date(timeIntervalSince1970: 1_900_000_000))
+    }
+
     @Test("invalid JSON is reported as such")
     func invalidJSON() throws {
         do {

@@ -53,7 +53,8 @@ struct SessionStateTests {
     @Test("revoking makes the next authorization first again, with a new generation")
     func revokeResets() throws {
         var state = SessionState()
-        let first = try state.authorize(userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false, now: now)
+        let first = try state.authorize(
+            userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false, now: now)
         let revoked = state.revokeConsent(userKey: "maria", appGroupId: "example", now: now)
         #expect(revoked)
         let again = try state.authorize(

@@ -59,7 +59,8 @@ enum AdminBody {
             var message: String
         }
         switch refusal.kind {
-        case .notFound: return Responses.adminJSON(Body(error: "not_found", message: refusal.message), status: .notFound)
+        case .notFound:
+            return Responses.adminJSON(Body(error: "not_found", message: refusal.message), status: .notFound)
         case .notApplicable:
             return Responses.adminJSON(Body(error: "not_applicable", message: refusal.message), status: .conflict)
         }

@@ -23,7 +23,9 @@ struct LifecycleController: Sendable {
             }
         }
         admin.post("notifications/:id/redeliver") { _, context in
-            await AdminBody.run { Responses.adminJSON(try await self.services.outbox.redeliver(context.parameters.get("id") ?? "")) }
+            await AdminBody.run {
+                Responses.adminJSON(try await self.services.outbox.redeliver(context.parameters.get("id") ?? ""))
+            }
         }
     }
 
@@ -38,10 +40,13 @@ struct LifecycleController: Sendable {
         let userHint = reader.required(members, "user", at: root).flatMap { reader.string($0, at: root.member("user")) }
         let groupHint = members["appGroup"].flatMap { reader.string($0, at: root.member("appGroup")) }
         try AdminBody.check(reader)
-        guard let kind, let userHint else { throw ScenarioError(file: "request body", reason: "type and user are required") }
+        guard let kind, let userHint else {
+            throw ScenarioError(file: "request body", reason: "type and user are required")
+        }
         let world = await services.runtime.current.world
         guard let user = world.user(matching: userHint) else {
-            throw LifecycleRefusal(kind: .notFound, message: "no user matching \"\(userHint)\" in scenario \"\(world.scenario.name)\"")
+            throw LifecycleRefusal(
+                kind: .notFound, message: "no user matching \"\(userHint)\" in scenario \"\(world.scenario.name)\"")
         }
         var appGroupId: String?
         if let groupHint {
@@ -51,13 +56,16 @@ struct LifecycleController: Sendable {
             appGroupId = id
         }
         if kind == .accountDelete && appGroupId != nil {
-            throw ScenarioError(file: "request body", path: "$.appGroup", reason: "account-delete concerns the whole account: remove appGroup")
+            throw ScenarioError(
+                file: "request body", path: "$.appGroup",
+                reason: "account-delete concerns the whole account: remove appGroup")
         }
         let fired = try await services.runtime.applyNow(
             LifecycleEvent(kind: kind, userKey: user.key, appGroupId: appGroupId), now: services.clock.now())
         let ids = await services.emit(fired.drafts, world: fired.world)
         await services.runtime.attachNotifications(ids, toEvent: fired.logIndex)
-        services.logger.info("lifecycle event", metadata: ["idp.type": .string(kind.rawValue), "idp.user": .string(user.key)])
+        services.logger.info(
+            "lifecycle event", metadata: ["idp.type": .string(kind.rawValue), "idp.user": .string(user.key)])
         var entry = await services.runtime.events.log[fired.logIndex]
         entry.notificationIds = ids
         return Responses.adminJSON(entry)
@@ -79,7 +87,9 @@ struct LifecycleController: Sendable {
             Listing(
                 log: log,
                 upcoming: upcoming.map {
-                    Upcoming(type: $0.event.kind.rawValue, user: $0.event.userKey, appGroupId: $0.event.appGroupId, at: $0.at)
+                    Upcoming(
+                        type: $0.event.kind.rawValue, user: $0.event.userKey, appGroupId: $0.event.appGroupId, at: $0.at
+                    )
                 }))
     }
 }

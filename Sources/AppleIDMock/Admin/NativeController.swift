@@ -22,7 +22,8 @@ struct NativeController: Sendable {
         let world = await services.runtime.current.world
         let client = try Self.appClient(parsed.clientId, in: world)
         guard let user = world.user(matching: parsed.user) else {
-            throw LifecycleRefusal(kind: .notFound, message: "no user matching \"\(parsed.user)\" in scenario \"\(world.scenario.name)\"")
+            throw LifecycleRefusal(
+                kind: .notFound, message: "no user matching \"\(parsed.user)\" in scenario \"\(world.scenario.name)\"")
         }
         let now = services.clock.now()
         let outcome = try await services.runtime.withSession { world, session in
@@ -40,12 +41,14 @@ struct NativeController: Sendable {
         }
         let subject = IdentityTokenFactory.Subject(
             user: user, consent: outcome.consent, client: client, nonce: parsed.nonce, authTime: now)
-        let claims = IdentityTokenFactory(world: outcome.world).claims(for: subject, source: .native(code: outcome.code), now: now)
+        let claims = IdentityTokenFactory(world: outcome.world).claims(
+            for: subject, source: .native(code: outcome.code), now: now)
         let identity = outcome.world.emailIdentity(of: user, consent: outcome.consent, teamId: client.teamId)
         let wantsName = outcome.isFirst && outcome.consent.scopes.contains("name")
         let credential = NativeCredential(
             user: claims.sub, state: parsed.state, authorizedScopes: outcome.isFirst ? outcome.consent.scopes : [],
-            authorizationCode: outcome.code, identityToken: try services.minter.sign(claims, settings: outcome.world.settings),
+            authorizationCode: outcome.code,
+            identityToken: try services.minter.sign(claims, settings: outcome.world.settings),
             email: outcome.isFirst ? identity?.email : nil,
             fullName: wantsName ? .init(givenName: user.name?.firstName, familyName: user.name?.lastName) : nil,
             realUserStatus: user.realUserStatus)
@@ -60,12 +63,15 @@ struct NativeController: Sendable {
         }
         let query = request.uri.queryParameters
         guard let clientId = query["clientId"].map(String.init), let userId = query["userId"].map(String.init) else {
-            throw ScenarioError(file: "request", path: "?clientId&userId", reason: "pass clientId (a bundle id) and userId (a sub)")
+            throw ScenarioError(
+                file: "request", path: "?clientId&userId", reason: "pass clientId (a bundle id) and userId (a sub)")
         }
         let world = await services.runtime.current.world
         let client = try Self.appClient(clientId, in: world)
         let state = await services.runtime.withSession { world, session in
-            guard let user = world.scenario.users.first(where: { world.subject(of: $0, teamId: client.teamId) == userId }) else {
+            guard
+                let user = world.scenario.users.first(where: { world.subject(of: $0, teamId: client.teamId) == userId })
+            else {
                 return CredentialState.notFound
             }
             return session.credentialState(userKey: user.key, appGroupId: client.appGroupId)
@@ -76,12 +82,14 @@ struct NativeController: Sendable {
     /// The App ID `clientId`, or a refusal naming why it is not one.
     static func appClient(_ clientId: String, in world: World) throws(LifecycleRefusal) -> World.Client {
         guard let client = world.clients[clientId] else {
-            throw LifecycleRefusal(kind: .notFound, message: "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"")
+            throw LifecycleRefusal(
+                kind: .notFound, message: "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"")
         }
         guard client.kind == .app else {
             let bundle = world.appGroups[client.appGroupId]?.primaryBundleId ?? "its bundle id"
             throw LifecycleRefusal(
-                kind: .notApplicable, message: "\(clientId) is a Services ID (web); native sign-in uses a bundle id such as \(bundle)")
+                kind: .notApplicable,
+                message: "\(clientId) is a Services ID (web); native sign-in uses a bundle id such as \(bundle)")
         }
         return client
     }

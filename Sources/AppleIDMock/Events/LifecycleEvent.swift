@@ -40,7 +40,8 @@ extension SessionState {
         -> [NotificationDraft]
     {
         guard let user = world.users[event.userKey] else {
-            throw LifecycleRefusal(kind: .notFound, message: "no user \"\(event.userKey)\" in scenario \"\(world.scenario.name)\"")
+            throw LifecycleRefusal(
+                kind: .notFound, message: "no user \"\(event.userKey)\" in scenario \"\(world.scenario.name)\"")
         }
         func draft(_ groupId: String, email: String? = nil) -> NotificationDraft? {
             guard let group = world.appGroups[groupId] else { return nil }
@@ -54,7 +55,9 @@ extension SessionState {
         guard let groupId = event.appGroupId, let group = world.appGroups[groupId] else {
             throw LifecycleRefusal(
                 kind: .notFound,
-                message: "\(event.kind.rawValue) needs an app group (or one of its client ids); \"\(event.appGroupId ?? "")\" is not one")
+                message:
+                    "\(event.kind.rawValue) needs an app group (or one of its client ids); \"\(event.appGroupId ?? "")\" is not one"
+            )
         }
         switch event.kind {
         case .consentRevoked:

@@ -5,7 +5,9 @@ import Hummingbird
 struct DueEventsMiddleware<Context: RequestContext>: RouterMiddleware {
     let services: MockServices
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         await services.fireDueEvents()
         return try await next(request, context)
     }

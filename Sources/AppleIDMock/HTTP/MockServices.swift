@@ -49,15 +49,19 @@ public struct MockServices: Sendable {
         for draft in drafts {
             guard let group = world.appGroups[draft.appGroupId] else { continue }
             let now = clock.now()
-            let claims = NotificationClaims(draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
+            let claims = NotificationClaims(
+                draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
             guard let payload = try? minter.sign(claims, settings: world.settings) else { continue }
-            let type = draft.kind == .accountDelete ? world.settings.notificationDeleteType.rawValue : draft.kind.rawValue
+            let type =
+                draft.kind == .accountDelete ? world.settings.notificationDeleteType.rawValue : draft.kind.rawValue
             await outbox.enqueue(
                 NotificationOutbox.Record(
                     id: claims.jti, appGroupId: group.id, url: group.notificationUrl, type: type, sub: draft.sub,
                     payload: payload, createdAt: now, status: group.notificationUrl == nil ? .noURL : .pending,
                     attempts: [], nextAttemptAt: nil))
-            logger.debug("notification queued", metadata: ["idp.notification": .string(claims.jti), "idp.payload": .string(payload)])
+            logger.debug(
+                "notification queued",
+                metadata: ["idp.notification": .string(claims.jti), "idp.payload": .string(payload)])
             ids.append(claims.jti)
         }
         return ids

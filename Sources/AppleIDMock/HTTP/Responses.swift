@@ -12,6 +12,7 @@ enum Responses {
     private static let prettyEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
         return encoder
     }()
 

@@ -19,7 +19,9 @@ public struct NativeAuthorizationRequest: Sendable {
     static func read(_ value: JSONValue, reader: inout JSONReader) -> NativeAuthorizationRequest? {
         let root = JSONPath.root
         guard let members = reader.object(value, at: root, allowed: fieldNames) else { return nil }
-        let clientId = reader.required(members, "clientId", at: root).flatMap { reader.string($0, at: root.member("clientId")) }
+        let clientId = reader.required(members, "clientId", at: root).flatMap {
+            reader.string($0, at: root.member("clientId"))
+        }
         let user = reader.required(members, "user", at: root).flatMap { reader.string($0, at: root.member("user")) }
         var scopes: [String] = []
         if let raw = members["scopes"], let items = reader.array(raw, at: root.member("scopes")) {
@@ -34,7 +36,8 @@ public struct NativeAuthorizationRequest: Sendable {
         let hide = members["hideEmail"].flatMap { reader.bool($0, at: root.member("hideEmail")) }
         guard let clientId, let user else { return nil }
         return NativeAuthorizationRequest(
-            clientId: clientId, user: user, scopes: Array(Set(scopes)).sorted(), nonce: nonce, state: state, hideEmail: hide)
+            clientId: clientId, user: user, scopes: Array(Set(scopes)).sorted(), nonce: nonce, state: state,
+            hideEmail: hide)
     }
 }
 

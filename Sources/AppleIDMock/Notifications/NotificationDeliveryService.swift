@@ -26,7 +26,9 @@ struct NotificationDeliveryService: Service {
         }
     }
 
-    private func deliver(_ record: NotificationOutbox.Record, policy: NotificationOutbox.RetryPolicy, timeout: Int) async {
+    private func deliver(_ record: NotificationOutbox.Record, policy: NotificationOutbox.RetryPolicy, timeout: Int)
+        async
+    {
         let started = Date()
         var status: Int?
         var outcome: String
@@ -51,7 +53,8 @@ struct NotificationDeliveryService: Service {
         services.logger.log(
             level: outcome == "delivered" ? .info : .notice, "notification delivery",
             metadata: [
-                "idp.notification": .string(record.id), "idp.type": .string(record.type), "idp.outcome": .string(outcome),
+                "idp.notification": .string(record.id), "idp.type": .string(record.type),
+                "idp.outcome": .string(outcome),
             ])
     }
 }

@@ -85,7 +85,9 @@ public actor NotificationOutbox {
     func takeDue(now: Date) -> [Record] {
         var due: [Record] = []
         for id in order {
-            guard var record = records[id], record.status == .pending, (record.nextAttemptAt ?? now) <= now else { continue }
+            guard var record = records[id], record.status == .pending, (record.nextAttemptAt ?? now) <= now else {
+                continue
+            }
             record.status = .delivering
             records[id] = record
             due.append(record)
@@ -113,9 +115,12 @@ public actor NotificationOutbox {
 
     /// Queues a notification for delivery again (keeping its attempt history).
     public func redeliver(_ id: String) throws(LifecycleRefusal) -> Record {
-        guard var record = records[id] else { throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"") }
+        guard var record = records[id] else {
+            throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"")
+        }
         guard record.url != nil else {
-            throw LifecycleRefusal(kind: .notApplicable, message: "app group \(record.appGroupId) has no notificationUrl")
+            throw LifecycleRefusal(
+                kind: .notApplicable, message: "app group \(record.appGroupId) has no notificationUrl")
         }
         guard record.status != .delivering else {
             throw LifecycleRefusal(kind: .notApplicable, message: "notification \(id) is being delivered right now")

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 
 /// `POST /auth/revoke`: ends the consent behind a refresh or access token. Answers `200` with an
@@ -31,6 +32,9 @@ struct RevokeController: Sendable {
             let revoked = await services.runtime.withSession { _, session in
                 session.revoke(token: token, clientId: client.id, hint: hint, now: now)
             }
+            if revoked && active.world.settings.notifyOnRevokeEndpoint {
+                try await notifyRevocation(token: token, client: client, now: now)
+            }
             services.logger.info(
                 "revoke", metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revoked)])
             return Responses.emptyOK()
@@ -39,5 +43,17 @@ struct RevokeController: Sendable {
             services.logRefusal(oauthError, endpoint: "revoke")
             return Responses.oauthError(oauthError)
         }
+    }
+
+    /// Sends `consent-revoked` for a consent `/auth/revoke` ended (the `notifyOnRevokeEndpoint` switch:
+    /// whether Apple does so is not confirmed).
+    private func notifyRevocation(token: String, client: World.Client, now: Date) async throws {
+        let world = await services.runtime.current.world
+        let userKey = await services.runtime.withSession { _, session in session.owner(ofToken: token) }
+        guard let userKey, let user = world.users[userKey] else { return }
+        let draft = NotificationDraft(
+            appGroupId: client.appGroupId, kind: .consentRevoked, sub: world.subject(of: user, teamId: client.teamId),
+            email: nil, eventTime: now)
+        _ = await services.emit([draft], world: world)
     }
 }

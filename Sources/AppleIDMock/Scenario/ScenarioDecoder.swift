@@ -224,7 +224,9 @@ struct ScenarioDecoder {
     private mutating func event(_ value: JSONValue, at path: JSONPath, appGroups: [AppGroup], users: [User])
         -> ScheduledEvent?
     {
-        guard let members = reader.object(value, at: path, allowed: ["type", "user", "appGroup", "at"]) else { return nil }
+        guard let members = reader.object(value, at: path, allowed: ["type", "user", "appGroup", "at"]) else {
+            return nil
+        }
         let kind = reader.required(members, "type", at: path).flatMap {
             reader.choice($0, at: path.member("type"), of: LifecycleEvent.Kind.allCases.map(\.rawValue))
         }.flatMap(LifecycleEvent.Kind.init(rawValue:))
@@ -237,10 +239,15 @@ struct ScenarioDecoder {
                 group.id == id || group.primaryBundleId == id || group.bundleIds.contains(id)
                     || group.servicesIds.contains { $0.identifier == id }
             }
-            if let group { appGroupId = group.id } else { reader.report(path.member("appGroup"), "unknown app group or client id \"\(id)\"") }
+            if let group {
+                appGroupId = group.id
+            } else {
+                reader.report(path.member("appGroup"), "unknown app group or client id \"\(id)\"")
+            }
         }
         if let kind, kind.needsAppGroup, members["appGroup"] == nil {
-            reader.report(path.member("appGroup"), "\(kind.rawValue) needs an app group (its id or one of its client ids)")
+            reader.report(
+                path.member("appGroup"), "\(kind.rawValue) needs an app group (its id or one of its client ids)")
         }
         if kind == .accountDelete, members["appGroup"] != nil {
             reader.report(path.member("appGroup"), "account-delete concerns the whole account: remove appGroup")
@@ -251,8 +258,12 @@ struct ScenarioDecoder {
             case .number(let seconds): at = Date(timeIntervalSince1970: seconds)
             case .string(let text):
                 at = try? Date(text, strategy: .iso8601)
-                if at == nil { reader.report(path.member("at"), "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z") }
-            default: reader.report(path.member("at"), "expected an ISO 8601 string or epoch seconds, found \(raw.typeDescription)")
+                if at == nil {
+                    reader.report(path.member("at"), "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
+                }
+            default:
+                reader.report(
+                    path.member("at"), "expected an ISO 8601 string or epoch seconds, found \(raw.typeDescription)")
             }
         }
         guard let kind, let userKey else { return nil }

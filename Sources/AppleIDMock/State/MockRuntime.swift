@@ -43,7 +43,7 @@ public actor MockRuntime {
     /// The names of all loaded scenarios.
     public var scenarioNames: [String] { scenarios.keys.sorted() }
 
-    /// Makes `name` the active scenario and clears all consents, codes and tokens.
+    /// Makes `name` the active scenario: clears consents, codes, tokens and events, and arms its schedule.
     public func activate(_ name: String) async throws(ScenarioError) {
         guard let scenario = scenarios[name] else {
             throw ScenarioError(
@@ -53,6 +53,7 @@ public actor MockRuntime {
         active = ActiveScenario(
             world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
         session = SessionState()
+        schedule = EventSchedule(scenario: scenario)
     }
 
     /// Adds (or replaces) a scenario sent over HTTP, after the same checks as at start-up.
@@ -103,7 +104,8 @@ public actor MockRuntime {
         let drafts = try session.apply(event, world: active.world, now: now)
         let index = schedule.append(
             EventLogEntry(
-                source: "api", type: event.kind.rawValue, user: event.userKey, appGroupId: event.appGroupId, scheduledAt: nil,
+                source: "api", type: event.kind.rawValue, user: event.userKey, appGroupId: event.appGroupId,
+                scheduledAt: nil,
                 firedAt: now, outcome: "applied", notificationIds: []))
         return FiredEvent(logIndex: index, world: active.world, drafts: drafts)
     }

@@ -43,9 +43,11 @@ extension SessionState {
     /// relay forwarding stops. Returns the app groups whose consent stood, which Apple notifies.
     public mutating func deleteAccount(userKey: String, now: Date) throws(LifecycleRefusal) -> [String] {
         guard !deletedUsers.contains(userKey) else {
-            throw LifecycleRefusal(kind: .notApplicable, message: "the Apple Account of user \(userKey) is already deleted")
+            throw LifecycleRefusal(
+                kind: .notApplicable, message: "the Apple Account of user \(userKey) is already deleted")
         }
-        let standing = consents.values.filter { $0.userKey == userKey && $0.status == .authorized }.map(\.appGroupId).sorted()
+        let standing = consents.values.filter { $0.userKey == userKey && $0.status == .authorized }.map(\.appGroupId)
+            .sorted()
         for appGroupId in standing { revokeConsent(userKey: userKey, appGroupId: appGroupId, now: now) }
         deletedUsers.insert(userKey)
         return standing
@@ -55,26 +57,33 @@ extension SessionState {
     public mutating func userRevokes(userKey: String, appGroupId: String, now: Date) throws(LifecycleRefusal) {
         guard revokeConsent(userKey: userKey, appGroupId: appGroupId, now: now) else {
             throw LifecycleRefusal(
-                kind: .notApplicable, message: "user \(userKey) has no standing authorization for app group \(appGroupId)")
+                kind: .notApplicable,
+                message: "user \(userKey) has no standing authorization for app group \(appGroupId)")
         }
     }
 
     /// Turns relay forwarding off or on; only for a user who hides their email from the group.
-    public mutating func setRelayForwarding(userKey: String, appGroupId: String, enabled: Bool) throws(LifecycleRefusal) {
+    public mutating func setRelayForwarding(userKey: String, appGroupId: String, enabled: Bool) throws(LifecycleRefusal)
+    {
         guard let consent = consent(userKey: userKey, appGroupId: appGroupId), consent.status == .authorized else {
             throw LifecycleRefusal(
-                kind: .notApplicable, message: "user \(userKey) has no standing authorization for app group \(appGroupId)")
+                kind: .notApplicable,
+                message: "user \(userKey) has no standing authorization for app group \(appGroupId)")
         }
         guard consent.grantsEmail && consent.hidesEmail else {
             throw LifecycleRefusal(
                 kind: .notApplicable,
                 message:
-                    "user \(userKey) shares a real email (or no email) with app group \(appGroupId); relay forwarding applies only to Hide My Email")
+                    "user \(userKey) shares a real email (or no email) with app group \(appGroupId); relay forwarding applies only to Hide My Email"
+            )
         }
         let key = Self.consentKey(userKey, appGroupId)
         guard relayForwardingOff.contains(key) == enabled else {
             throw LifecycleRefusal(
-                kind: .notApplicable, message: "relay forwarding is already \(enabled ? "on" : "off") for user \(userKey) and app group \(appGroupId)")
+                kind: .notApplicable,
+                message:
+                    "relay forwarding is already \(enabled ? "on" : "off") for user \(userKey) and app group \(appGroupId)"
+            )
         }
         if enabled { relayForwardingOff.remove(key) } else { relayForwardingOff.insert(key) }
     }

@@ -39,7 +39,9 @@ public struct SessionState: Sendable {
         userKey: String, appGroupId: String, scopes: [String], hidesEmail: Bool, now: Date
     ) throws(OAuthError) -> (consent: Consent, isFirst: Bool) {
         guard !deletedUsers.contains(userKey) else {
-            throw OAuthError("invalid_request", description: "Invalid request.", reason: "the Apple Account of user \(userKey) was deleted")
+            throw OAuthError(
+                "invalid_request", description: "Invalid request.",
+                reason: "the Apple Account of user \(userKey) was deleted")
         }
         let key = Self.consentKey(userKey, appGroupId)
         if let existing = consents[key], existing.status == .authorized {
@@ -151,6 +153,11 @@ public struct SessionState: Sendable {
             isStanding(userKey: userKey, appGroupId: appGroupId, generation: generation)
         else { return false }
         return revokeConsent(userKey: userKey, appGroupId: appGroupId, now: now)
+    }
+
+    /// The user a refresh or access token was issued for.
+    public func owner(ofToken token: String) -> String? {
+        refreshTokens[token]?.userKey ?? accessTokens[token]?.userKey
     }
 
     // MARK: - Housekeeping

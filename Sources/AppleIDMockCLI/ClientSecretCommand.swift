@@ -18,6 +18,9 @@ struct ClientSecretCommand: AsyncParsableCommand {
         name: .customLong("key-id"), help: "Use this developer key (default: the first of the team with a .p8 file)")
     var keyId: String?
 
+    @Option(help: "Sign as this team (after an app transfer, the sending or the receiving team)")
+    var team: String?
+
     @OptionGroup var locations: LocationOptions
 
     func run() async throws {
@@ -32,7 +35,7 @@ struct ClientSecretCommand: AsyncParsableCommand {
                 try await ClientSecretFactory.make(
                     clientId: clientId, world: World(scenario: scenario), keysDirectory: locations.resolvedKeysDir,
                     now: Date(),
-                    lifetime: lifetime, keyId: keyId))
+                    lifetime: lifetime, keyId: keyId, teamId: team))
         } catch let error as ScenarioError {
             FileHandle.standardError.write(Data("\(error.description)\n".utf8))
             throw ExitCode(1)

@@ -17,6 +17,7 @@ struct AdminController: Sendable {
         admin.get("clock") { _, _ in await self.run { self.clock() } }
         admin.post("clock") { request, _ in await self.run { try await self.moveClock(request) } }
         admin.get("consents") { _, _ in await self.run { await self.consents() } }
+        admin.post("client-secret") { request, _ in await self.run { try await self.clientSecret(request) } }
         admin.post("reset") { _, _ in
             await self.run {
                 await self.services.reset()
@@ -145,6 +146,40 @@ struct AdminController: Sendable {
         try AdminBody.check(reader)
         await services.fireDueEvents()
         return clock()
+    }
+
+    // MARK: - Client secrets
+
+    /// A `client_secret` signed with a bundled developer key, valid on the mock's clock (which may
+    /// have been moved): `{"clientId": …, "teamId": … (default: the owner), "lifetimeSeconds": …}`.
+    private func clientSecret(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let root = JSONPath.root
+        let members =
+            reader.object(
+                try await AdminBody.json(request), at: root, allowed: ["clientId", "teamId", "lifetimeSeconds"]) ?? [:]
+        let clientId = reader.required(members, "clientId", at: root).flatMap {
+            reader.string($0, at: root.member("clientId"))
+        }
+        let teamId = members["teamId"].flatMap { reader.string($0, at: root.member("teamId")) }
+        let lifetime =
+            members["lifetimeSeconds"].flatMap {
+                reader.integer($0, at: root.member("lifetimeSeconds"), in: 1...15_777_000)
+            }
+            ?? 3_600
+        try AdminBody.check(reader)
+        guard let clientId else {
+            throw ScenarioError(file: "request body", path: "$.clientId", reason: "missing required field")
+        }
+        let world = await services.runtime.current.world
+        do {
+            let secret = try await ClientSecretFactory.make(
+                clientId: clientId, world: world, keysDirectory: services.keysDirectory, now: services.clock.now(),
+                lifetime: lifetime, teamId: teamId)
+            return Responses.adminJSON(["clientSecret": secret])
+        } catch let failure as ClientSecretFactory.Failure {
+            throw LifecycleRefusal(kind: .notFound, message: failure.description)
+        }
     }
 
     // MARK: - State

@@ -18,14 +18,13 @@ struct NativeController: Sendable {
         let body = try await AdminBody.json(request)
         let parsed = NativeAuthorizationRequest.read(body, reader: &reader)
         try AdminBody.check(reader)
-        guard let parsed else { throw ScenarioError(file: "request body", reason: "clientId and user are required") }
+        guard let parsed else {
+            throw ScenarioError(file: "request body", reason: "clientId and user (or userId) are required")
+        }
         let world = await services.runtime.current.world
         let client = try Self.appClient(parsed.clientId, in: world)
-        guard let user = world.user(matching: parsed.user) else {
-            throw LifecycleRefusal(
-                kind: .notFound, message: "no user matching \"\(parsed.user)\" in scenario \"\(world.scenario.name)\"")
-        }
         let now = services.clock.now()
+        let user = try Self.user(parsed, client: client, world: world, now: now)
         let outcome = try await services.runtime.withSession { world, session in
             let (consent, isFirst) = try session.authorize(
                 userKey: user.key, appGroupId: client.appGroupId, scopes: parsed.scopes,
@@ -68,15 +67,47 @@ struct NativeController: Sendable {
         }
         let world = await services.runtime.current.world
         let client = try Self.appClient(clientId, in: world)
+        let now = services.clock.now()
         let state = await services.runtime.withSession { world, session in
-            guard
-                let user = world.scenario.users.first(where: { world.subject(of: $0, teamId: client.teamId) == userId })
-            else {
-                return CredentialState.notFound
+            if let user = world.scenario.users.first(where: { world.subject(of: $0, teamId: client.teamId) == userId })
+            {
+                return session.credentialState(userKey: user.key, appGroupId: client.appGroupId)
             }
-            return session.credentialState(userKey: user.key, appGroupId: client.appGroupId)
+            // The old team's id of a migrated user, during the migration window.
+            if let transfer = world.openTransfer(of: client.appGroupId, at: now),
+                let user = world.scenario.users.first(where: {
+                    world.subject(of: $0, teamId: transfer.fromTeam) == userId
+                }),
+                session.credentialState(userKey: user.key, appGroupId: client.appGroupId) == .authorized
+            {
+                return CredentialState.transferred
+            }
+            return CredentialState.notFound
         }
         return Responses.adminJSON(Answer(clientId: clientId, userId: userId, state: state))
+    }
+
+    /// The user named by `userId` (the current id, or during a migration window the old team's) or by `user`.
+    static func user(_ request: NativeAuthorizationRequest, client: World.Client, world: World, now: Date)
+        throws(LifecycleRefusal) -> User
+    {
+        if let userId = request.userId {
+            let teams =
+                [client.teamId] + (world.openTransfer(of: client.appGroupId, at: now).map { [$0.fromTeam] } ?? [])
+            let match = world.scenario.users.first { user in
+                teams.contains { world.subject(of: user, teamId: $0) == userId }
+            }
+            guard let match else {
+                throw LifecycleRefusal(kind: .notFound, message: "no user with id \(userId) for \(client.id)")
+            }
+            return match
+        }
+        guard let hint = request.user, let user = world.user(matching: hint) else {
+            throw LifecycleRefusal(
+                kind: .notFound,
+                message: "no user matching \"\(request.user ?? "")\" in scenario \"\(world.scenario.name)\"")
+        }
+        return user
     }
 
     /// The App ID `clientId`, or a refusal naming why it is not one.

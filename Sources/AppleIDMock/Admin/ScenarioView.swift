@@ -47,8 +47,11 @@ struct ScenarioView: Encodable, Sendable {
     var teams: [TeamView]
     var appGroups: [AppGroupView]
     var users: [UserView]
+    /// App groups moved to another team (their `teamId` above is the new owner).
+    var transfers: [AppTransfer]
 
     init(world: World, signingKeyId: String) {
+        transfers = world.transfers.values.sorted { $0.appGroupId < $1.appGroupId }
         let scenario = world.scenario
         name = scenario.name
         description = scenario.description

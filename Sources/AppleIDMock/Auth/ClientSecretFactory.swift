@@ -28,12 +28,13 @@ public enum ClientSecretFactory {
 
     /// A secret for `clientId` signed with the first key of its team whose `.p8` is in `keysDirectory`.
     public static func make(
-        clientId: String, world: World, keysDirectory: String, now: Date, lifetime: Int = 3_600, keyId: String? = nil
+        clientId: String, world: World, keysDirectory: String, now: Date, lifetime: Int = 3_600, keyId: String? = nil,
+        teamId: String? = nil
     ) async throws -> String {
-        guard let client = world.clients[clientId], let team = world.teams[client.teamId] else {
+        guard let client = world.clients[clientId], let team = world.teams[teamId ?? client.teamId] else {
             throw Failure(
                 description:
-                    "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"; clients: \(world.clients.keys.sorted().joined(separator: ", "))"
+                    "no client \"\(clientId)\" (or team \(teamId ?? "of it")) in scenario \"\(world.scenario.name)\"; clients: \(world.clients.keys.sorted().joined(separator: ", "))"
             )
         }
         let candidates = team.developerKeys.map(\.keyId).filter { keyId == nil || $0 == keyId }

@@ -28,8 +28,12 @@ public struct ClientSecretVerifier: Sendable {
         self.keyOwners = owners
     }
 
-    /// Verifies `secret` for `client` at `now`.
-    public func verify(_ secret: String, for client: World.Client, now: Date, iatLeeway: Int) async throws(OAuthError) {
+    /// Verifies `secret` for `client` at `now`, signed by one of `teams` (the owner, and during a
+    /// migration window the previous owner); returns the signing team.
+    @discardableResult
+    public func verify(_ secret: String, for client: World.Client, teams: [String], now: Date, iatLeeway: Int)
+        async throws(OAuthError) -> String
+    {
         let parts = secret.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .invalidClient("client_secret is not a compact JWT") }
         guard let headerData = Data(base64URLEncoded: parts[0]),
@@ -41,8 +45,8 @@ public struct ClientSecretVerifier: Sendable {
             throw .invalidClient("client_secret alg must be ES256, found \(header.alg ?? "none")")
         }
         guard let kid = header.kid else { throw .invalidClient("client_secret header has no kid") }
-        guard keyOwners[kid] == client.teamId else {
-            throw .invalidClient("kid \(kid) is not a registered key of team \(client.teamId)")
+        guard let team = keyOwners[kid], teams.contains(team) else {
+            throw .invalidClient("kid \(kid) is not a registered key of team \(teams.joined(separator: " or "))")
         }
         let claims: ClientSecretClaims
         do {
@@ -50,14 +54,15 @@ public struct ClientSecretVerifier: Sendable {
         } catch {
             throw .invalidClient("client_secret signature or payload is invalid: \(error)")
         }
-        try check(claims, client: client, now: now.timeIntervalSince1970, leeway: Double(iatLeeway))
+        try check(claims, client: client, team: team, now: now.timeIntervalSince1970, leeway: Double(iatLeeway))
+        return team
     }
 
-    private func check(_ claims: ClientSecretClaims, client: World.Client, now: Double, leeway: Double)
+    private func check(_ claims: ClientSecretClaims, client: World.Client, team: String, now: Double, leeway: Double)
         throws(OAuthError)
     {
-        guard claims.iss == client.teamId else {
-            throw .invalidClient("iss \(claims.iss ?? "none") is not team \(client.teamId)")
+        guard claims.iss == team else {
+            throw .invalidClient("iss \(claims.iss ?? "none") is not team \(team)")
         }
         guard claims.sub == client.id else {
             throw .invalidClient("sub \(claims.sub ?? "none") is not client_id \(client.id)")

@@ -13,9 +13,11 @@ public func buildRouter(services: MockServices) -> Router<BasicRequestContext> {
     AuthorizeController(services: services).addRoutes(to: router)
     TokenController(services: services).addRoutes(to: router)
     RevokeController(services: services).addRoutes(to: router)
+    MigrationController(services: services).addRoutes(to: router)
     AdminController(services: services).addRoutes(to: router)
     NativeController(services: services).addRoutes(to: router)
     LifecycleController(services: services).addRoutes(to: router)
+    TransfersController(services: services).addRoutes(to: router)
     return router
 }
 

@@ -15,8 +15,14 @@ public struct MockServices: Sendable {
     public let logger: Logger
     /// Server-to-server notifications and their delivery.
     public let outbox = NotificationOutbox()
+    /// Where the bundled developer keys are, for `POST /__admin/client-secret`.
+    public let keysDirectory: String
 
-    public init(runtime: MockRuntime, clock: MockClock, minter: TokenMinter, publicBaseURL: String?, logger: Logger) {
+    public init(
+        runtime: MockRuntime, clock: MockClock, minter: TokenMinter, publicBaseURL: String?, keysDirectory: String,
+        logger: Logger
+    ) {
+        self.keysDirectory = keysDirectory
         self.runtime = runtime
         self.clock = clock
         self.minter = minter
@@ -33,7 +39,7 @@ public struct MockServices: Sendable {
         let runtime = try await MockRuntime(scenarios: scenarios, activeName: configuration.scenario, keyRing: keyRing)
         return MockServices(
             runtime: runtime, clock: clock, minter: TokenMinter(keyRing: keyRing),
-            publicBaseURL: configuration.publicBaseURL, logger: logger)
+            publicBaseURL: configuration.publicBaseURL, keysDirectory: configuration.keysDirectory, logger: logger)
     }
 
     /// Applies the scenario's lifecycle events that are due on the mock's clock.

@@ -5,15 +5,18 @@ import Foundation
 /// hands the iOS app, i.e. what the app then sends its backend.
 public struct NativeAuthorizationRequest: Sendable {
     public var clientId: String
-    /// A user key, email, `sub` or relay address.
-    public var user: String
+    /// A user key, email, `sub` or relay address (optional when `userId` is given).
+    public var user: String?
+    /// A user id the app already knows (`request.user`): after an app transfer, the old team's id
+    /// returns the new one during the migration window.
+    public var userId: String?
     public var scopes: [String]
     public var nonce: String?
     public var state: String?
     /// Hide My Email at first consent (default: the scenario's choice for the user).
     public var hideEmail: Bool?
 
-    static let fieldNames: Set<String> = ["clientId", "user", "scopes", "nonce", "state", "hideEmail"]
+    static let fieldNames: Set<String> = ["clientId", "user", "userId", "scopes", "nonce", "state", "hideEmail"]
 
     /// Reads the JSON body, reporting each bad field with its path.
     static func read(_ value: JSONValue, reader: inout JSONReader) -> NativeAuthorizationRequest? {
@@ -22,7 +25,10 @@ public struct NativeAuthorizationRequest: Sendable {
         let clientId = reader.required(members, "clientId", at: root).flatMap {
             reader.string($0, at: root.member("clientId"))
         }
-        let user = reader.required(members, "user", at: root).flatMap { reader.string($0, at: root.member("user")) }
+        let userId = members["userId"].flatMap { reader.string($0, at: root.member("userId")) }
+        let user =
+            userId != nil && members["user"] == nil
+            ? nil : reader.required(members, "user", at: root).flatMap { reader.string($0, at: root.member("user")) }
         var scopes: [String] = []
         if let raw = members["scopes"], let items = reader.array(raw, at: root.member("scopes")) {
             for (index, item) in items.enumerated() {
@@ -34,9 +40,10 @@ public struct NativeAuthorizationRequest: Sendable {
         let nonce = members["nonce"].flatMap { reader.string($0, at: root.member("nonce")) }
         let state = members["state"].flatMap { reader.string($0, at: root.member("state")) }
         let hide = members["hideEmail"].flatMap { reader.bool($0, at: root.member("hideEmail")) }
-        guard let clientId, let user else { return nil }
+        guard let clientId, user != nil || userId != nil else { return nil }
         return NativeAuthorizationRequest(
-            clientId: clientId, user: user, scopes: Array(Set(scopes)).sorted(), nonce: nonce, state: state,
+            clientId: clientId, user: user, userId: userId, scopes: Array(Set(scopes)).sorted(), nonce: nonce,
+            state: state,
             hideEmail: hide)
     }
 }

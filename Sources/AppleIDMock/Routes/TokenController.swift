@@ -1,7 +1,8 @@
 import Foundation
 import Hummingbird
 
-/// `POST /auth/token`: the `authorization_code` and `refresh_token` grants, checked in Apple's order
+/// `POST /auth/token`: the `authorization_code`, `refresh_token` and (for app transfers)
+/// `client_credentials` grants, checked in Apple's order
 /// (grant type, client authentication, then the grant) with Apple's error bodies.
 struct TokenController: Sendable {
     let services: MockServices
@@ -24,12 +25,13 @@ struct TokenController: Sendable {
         let active = await services.runtime.current
         let form = try await RequestReading.tokenForm(request, settings: active.world.settings)
         let grantType = try form.field("grant_type")
-        guard let grantType, ["authorization_code", "refresh_token"].contains(grantType) else {
+        guard let grantType, ["authorization_code", "refresh_token", "client_credentials"].contains(grantType) else {
             throw OAuthError("unsupported_grant_type", reason: "grant_type \"\(grantType ?? "")\" is not supported")
         }
-        let client = try await services.authenticateClient(form, in: active)
+        let (client, team) = try await services.authenticate(form, in: active)
         switch grantType {
         case "authorization_code": return try await redeemCode(form, client: client)
+        case "client_credentials": return try await clientCredentials(form, client: client, team: team)
         default: return try await refresh(form, client: client)
         }
     }
@@ -92,6 +94,27 @@ struct TokenController: Sendable {
             TokenResponse(
                 accessToken: issued.access.token, expiresIn: issued.world.settings.accessTokenLifetimeSeconds,
                 idToken: idToken))
+    }
+
+    /// A team's token for user migration: `scope=user.migration` only, for the owner's secret or,
+    /// during a migration window, the previous owner's.
+    private func clientCredentials(_ form: FormParameters, client: World.Client, team: String) async throws -> Response
+    {
+        guard let scope = try form.field("scope") else { throw OAuthError("invalid_scope", reason: "scope is missing") }
+        guard scope == "user.migration" else {
+            throw OAuthError("invalid_scope", reason: "scope must be user.migration, found \(scope)")
+        }
+        let now = services.clock.now()
+        let lifetime = await services.runtime.withSession { world, session in
+            let lifetime = world.settings.accessTokenLifetimeSeconds
+            let token = OpaqueToken.make(.accessToken)
+            session.store(
+                migrationToken: MigrationTokenRecord(
+                    token: token, clientId: client.id, teamId: team, expiresAt: now.addingTimeInterval(Double(lifetime))
+                ))
+            return (token, lifetime)
+        }
+        return Responses.appleJSON(TokenResponse(accessToken: lifetime.0, expiresIn: lifetime.1))
     }
 
     private static func newTokens(

@@ -6,7 +6,7 @@ extension MockSettings {
         "clientSecretIatLeewaySeconds", "wrongContentTypeError", "requireHttpsRedirectUris", "signingKeyId",
         "jwksOrder", "notificationDeleteType", "notificationEventTimeUnit", "notifyOnRevokeEndpoint",
         "notificationMaxAttempts", "notificationRetryInitialMilliseconds", "notificationRetryMaxMilliseconds",
-        "notificationTimeoutMilliseconds",
+        "notificationTimeoutMilliseconds", "migrationWindowDays",
     ]
 
     /// Applies the members of a JSON object over these settings, reporting bad members to `reader`.
@@ -49,6 +49,7 @@ extension MockSettings {
         number("notificationRetryInitialMilliseconds", 1...3_600_000, \.notificationRetryInitialMilliseconds)
         number("notificationRetryMaxMilliseconds", 1...3_600_000, \.notificationRetryMaxMilliseconds)
         number("notificationTimeoutMilliseconds", 1...600_000, \.notificationTimeoutMilliseconds)
+        number("migrationWindowDays", 1...3_650, \.migrationWindowDays)
         flag("omitIsPrivateEmailWhenFalse", \.omitIsPrivateEmailWhenFalse)
         flag("refreshReturnsIdToken", \.refreshReturnsIdToken)
         flag("requireHttpsRedirectUris", \.requireHttpsRedirectUris)

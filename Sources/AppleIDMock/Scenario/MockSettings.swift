@@ -99,6 +99,8 @@ public struct MockSettings: Sendable, Codable, Equatable {
     public var notificationRetryMaxMilliseconds = 30_000
     /// How long one delivery attempt may take.
     public var notificationTimeoutMilliseconds = 5_000
+    /// Days after a transfer during which migration works and id_tokens carry `transfer_sub`.
+    public var migrationWindowDays = 60
 
     public init() {}
 }

@@ -20,6 +20,8 @@ public struct Scenario: Sendable {
     public var users: [User]
     /// Lifecycle events that happen at start-up or at a time on the mock's clock.
     public var events: [ScheduledEvent] = []
+    /// App group transfers between teams, at start-up or at a time on the mock's clock.
+    public var transfers: [ScheduledTransfer] = []
 }
 
 /// A lifecycle event a scenario schedules: at start-up (`at` absent) or when the mock's clock reaches `at`.

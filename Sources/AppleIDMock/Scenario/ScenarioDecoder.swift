@@ -42,7 +42,9 @@ struct ScenarioDecoder {
 
     private mutating func scenario(_ value: JSONValue, name: String) -> Scenario? {
         let root = JSONPath.root
-        let allowed: Set<String> = ["$schema", "description", "settings", "teams", "appGroups", "users", "events"]
+        let allowed: Set<String> = [
+            "$schema", "description", "settings", "teams", "appGroups", "users", "events", "transfers",
+        ]
         guard let members = reader.object(value, at: root, allowed: allowed) else { return nil }
         let description = members["description"].flatMap { reader.string($0, at: root.member("description")) } ?? ""
         let settings =
@@ -58,9 +60,24 @@ struct ScenarioDecoder {
             : list(members, "events", at: root) {
                 $0.event($1, at: $2, appGroups: appGroups.map(\.value), users: users.map(\.value))
             }.map(\.value)
+        let transfers =
+            members["transfers"] == nil
+            ? []
+            : list(members, "transfers", at: root) {
+                $0.transfer($1, at: $2, teams: teams.map(\.value), appGroups: appGroups.map(\.value))
+            }
+        var transferred: [String: JSONPath] = [:]
+        for (transfer, path) in transfers {
+            if let first = transferred[transfer.appGroupId] {
+                reader.report(
+                    path.member("appGroup"), "app group \"\(transfer.appGroupId)\" is already transferred at \(first)")
+            }
+            transferred[transfer.appGroupId] = path
+        }
         return Scenario(
             name: name, source: file, description: description, settings: settings,
-            teams: teams.map(\.value), appGroups: appGroups.map(\.value), users: users.map(\.value), events: events)
+            teams: teams.map(\.value), appGroups: appGroups.map(\.value), users: users.map(\.value), events: events,
+            transfers: transfers.map(\.value))
     }
 
     /// Reads the required array `name`, decoding each element and keeping its path.
@@ -252,22 +269,41 @@ struct ScenarioDecoder {
         if kind == .accountDelete, members["appGroup"] != nil {
             reader.report(path.member("appGroup"), "account-delete concerns the whole account: remove appGroup")
         }
-        var at: Date?
-        if let raw = members["at"] {
-            switch raw {
-            case .number(let seconds): at = Date(timeIntervalSince1970: seconds)
-            case .string(let text):
-                at = try? Date(text, strategy: .iso8601)
-                if at == nil {
-                    reader.report(path.member("at"), "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
-                }
-            default:
-                reader.report(
-                    path.member("at"), "expected an ISO 8601 string or epoch seconds, found \(raw.typeDescription)")
-            }
-        }
+        let at = members["at"].flatMap { date($0, at: path.member("at")) }
         guard let kind, let userKey else { return nil }
         return ScheduledEvent(event: LifecycleEvent(kind: kind, userKey: userKey, appGroupId: appGroupId), at: at)
+    }
+
+    // MARK: - Transfers
+
+    private mutating func transfer(_ value: JSONValue, at path: JSONPath, teams: [Team], appGroups: [AppGroup])
+        -> ScheduledTransfer?
+    {
+        guard let members = reader.object(value, at: path, allowed: ["appGroup", "toTeam", "at"]) else { return nil }
+        let group = requiredString(members, "appGroup", at: path) { id in
+            appGroups.contains { $0.id == id } ? nil : "unknown app group \"\(id)\" (use an app group id)"
+        }.flatMap { id in appGroups.first { $0.id == id } }
+        let toTeam = requiredString(members, "toTeam", at: path) { id in
+            teams.contains { $0.teamId == id } ? nil : "unknown team \"\(id)\""
+        }
+        if let group, let toTeam, group.teamId == toTeam {
+            reader.report(path.member("toTeam"), "app group \"\(group.id)\" already belongs to team \(toTeam)")
+        }
+        let at = members["at"].flatMap { date($0, at: path.member("at")) }
+        guard let group, let toTeam, group.teamId != toTeam else { return nil }
+        return ScheduledTransfer(appGroupId: group.id, toTeam: toTeam, at: at)
+    }
+
+    /// An ISO 8601 date-time or epoch seconds.
+    private mutating func date(_ value: JSONValue, at path: JSONPath) -> Date? {
+        switch value {
+        case .number(let seconds): return Date(timeIntervalSince1970: seconds)
+        case .string(let text):
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            reader.report(path, "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
+        default: reader.report(path, "expected an ISO 8601 string or epoch seconds, found \(value.typeDescription)")
+        }
+        return nil
     }
 
     // MARK: - Cross-references

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A scenario with its lookups built: which app group and team each `client_id` belongs to, users by
 /// key and email, and each user's derived identifiers. Immutable; replaced whole on a scenario switch.
 public struct World: Sendable {
@@ -31,9 +33,19 @@ public struct World: Sendable {
     public let clients: [String: Client]
     /// Users by key.
     public let users: [String: User]
+    /// Transfers that happened, by app group id.
+    public let transfers: [String: AppTransfer]
 
-    public init(scenario: Scenario) {
+    /// The world of `scenario` after `transfers`: each transferred group belongs to its new team.
+    public init(scenario: Scenario, transfers: [AppTransfer] = []) {
+        var scenario = scenario
+        for transfer in transfers {
+            for index in scenario.appGroups.indices where scenario.appGroups[index].id == transfer.appGroupId {
+                scenario.appGroups[index].teamId = transfer.toTeam
+            }
+        }
         self.scenario = scenario
+        self.transfers = Dictionary(transfers.map { ($0.appGroupId, $0) }, uniquingKeysWith: { _, last in last })
         teams = Dictionary(scenario.teams.map { ($0.teamId, $0) }, uniquingKeysWith: { first, _ in first })
         appGroups = Dictionary(scenario.appGroups.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         users = Dictionary(scenario.users.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -69,6 +81,20 @@ public struct World: Sendable {
     /// The user's team-scoped `sub`.
     public func subject(of user: User, teamId: String) -> String {
         IdentifierDerivation.subject(userKey: user.key, teamId: teamId)
+    }
+
+    /// The transfer of the client's group whose migration window is open at `now`.
+    public func openTransfer(of appGroupId: String, at now: Date) -> AppTransfer? {
+        guard let transfer = transfers[appGroupId], transfer.isOpen(at: now, days: settings.migrationWindowDays) else {
+            return nil
+        }
+        return transfer
+    }
+
+    /// The teams whose client secrets a client accepts at `now`: its owner, and during the migration
+    /// window the team it was transferred from.
+    public func acceptedTeams(for client: Client, at now: Date) -> [String] {
+        [client.teamId] + (openTransfer(of: client.appGroupId, at: now).map { [$0.fromTeam] } ?? [])
     }
 
     /// The user's relay address for a team.

@@ -15,6 +15,10 @@ public actor MockRuntime {
     private var active: ActiveScenario
     private var session = SessionState()
     private var schedule: EventSchedule
+    /// The active scenario as loaded (the world applies transfers on top of it).
+    private var base: Scenario
+    private var transfers: [AppTransfer] = []
+    private var pendingTransfers: [ScheduledTransfer]
     private let keyRing: SigningKeyRing
 
     /// Starts with `activeName` from `scenarios`; every scenario is checked against the signing keys.
@@ -33,6 +37,8 @@ public actor MockRuntime {
         self.scenarios = scenarios
         self.keyRing = keyRing
         self.schedule = EventSchedule(scenario: scenario)
+        self.base = scenario
+        self.pendingTransfers = scenario.transfers
         self.active = ActiveScenario(
             world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
     }
@@ -54,6 +60,9 @@ public actor MockRuntime {
             world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
         session = SessionState()
         schedule = EventSchedule(scenario: scenario)
+        base = scenario
+        transfers = []
+        pendingTransfers = scenario.transfers
     }
 
     /// Adds (or replaces) a scenario sent over HTTP, after the same checks as at start-up.
@@ -64,17 +73,70 @@ public actor MockRuntime {
 
     /// Replaces the active scenario's settings (the session is kept).
     public func updateSettings(_ settings: MockSettings) async throws(ScenarioError) {
-        var scenario = active.world.scenario
+        var scenario = base
         scenario.settings = settings
         try Self.check(scenario, against: keyRing)
-        active = ActiveScenario(world: World(scenario: scenario), secrets: active.secrets)
+        base = scenario
+        active = ActiveScenario(world: World(scenario: scenario, transfers: transfers), secrets: active.secrets)
     }
 
     /// Clears consents, codes, tokens and the event log, and re-arms the scenario's scheduled events.
     public func resetSession() {
         session = SessionState()
-        schedule = EventSchedule(scenario: active.world.scenario)
+        schedule = EventSchedule(scenario: base)
+        transfers = []
+        pendingTransfers = base.transfers
+        active = ActiveScenario(world: World(scenario: base), secrets: active.secrets)
     }
+
+    // MARK: - Transfers
+
+    /// Moves an app group to another team at `now`; its migration window opens.
+    public func startTransfer(appGroupId: String, toTeam: String, now: Date) throws(LifecycleRefusal) -> AppTransfer {
+        let world = active.world
+        guard let group = world.appGroups[appGroupId] else {
+            throw LifecycleRefusal(
+                kind: .notFound, message: "no app group \"\(appGroupId)\" in scenario \"\(base.name)\"")
+        }
+        guard world.teams[toTeam] != nil else {
+            throw LifecycleRefusal(kind: .notFound, message: "no team \"\(toTeam)\" in scenario \"\(base.name)\"")
+        }
+        guard world.transfers[appGroupId] == nil else {
+            throw LifecycleRefusal(kind: .notApplicable, message: "app group \(appGroupId) was already transferred")
+        }
+        guard group.teamId != toTeam else {
+            throw LifecycleRefusal(
+                kind: .notApplicable, message: "app group \(appGroupId) already belongs to team \(toTeam)")
+        }
+        let transfer = AppTransfer(appGroupId: appGroupId, fromTeam: group.teamId, toTeam: toTeam, at: now)
+        transfers.append(transfer)
+        active = ActiveScenario(world: World(scenario: base, transfers: transfers), secrets: active.secrets)
+        return transfer
+    }
+
+    /// Applies the scheduled transfers due at `now` (start-up ones at once).
+    private func fireDueTransfers(now: Date) {
+        let due = pendingTransfers.filter { ($0.at ?? .distantPast) <= now }
+        pendingTransfers.removeAll { ($0.at ?? .distantPast) <= now }
+        for scheduled in due {
+            let at = scheduled.at ?? now
+            let outcome: String
+            do {
+                _ = try startTransfer(appGroupId: scheduled.appGroupId, toTeam: scheduled.toTeam, now: at)
+                outcome = "applied"
+            } catch {
+                outcome = "skipped: \(error.message)"
+            }
+            _ = schedule.append(
+                EventLogEntry(
+                    source: "scheduled", type: "transfer", user: "", appGroupId: scheduled.appGroupId,
+                    scheduledAt: scheduled.at,
+                    firedAt: now, outcome: "\(outcome) (to team \(scheduled.toTeam))", notificationIds: []))
+        }
+    }
+
+    /// Every transfer so far.
+    public var allTransfers: [AppTransfer] { transfers }
 
     // MARK: - Lifecycle events
 
@@ -87,6 +149,7 @@ public actor MockRuntime {
 
     /// Applies the scheduled events that are due at `now`; events that do not apply are logged as skipped.
     public func fireDueEvents(now: Date) -> [FiredEvent] {
+        if pendingTransfers.contains(where: { ($0.at ?? .distantPast) <= now }) { fireDueTransfers(now: now) }
         guard schedule.hasDue(now: now) else { return [] }
         return schedule.takeDue(now: now).map { scheduled in
             let (drafts, outcome) = apply(scheduled.event, now: now)

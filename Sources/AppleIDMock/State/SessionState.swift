@@ -9,6 +9,10 @@ public struct SessionState: Sendable {
     var deletedUsers: Set<String> = []
     /// (user, app group) pairs whose relay forwarding is off.
     var relayForwardingOff: Set<String> = []
+    /// Client-credentials tokens for user migration.
+    var migrationTokens: [String: MigrationTokenRecord] = [:]
+    /// User access tokens already spent on a migration call.
+    var migrationSpentAccessTokens: Set<String> = []
     private(set) var codes: [String: AuthorizationCodeRecord] = [:]
     private(set) var accessTokens: [String: AccessTokenRecord] = [:]
     private(set) var refreshTokens: [String: RefreshTokenRecord] = [:]

@@ -38,6 +38,13 @@ public struct IdentityTokenFactory: Sendable {
             sub: world.subject(of: subject.user, teamId: subject.client.teamId),
             booleanStyle: settings.booleanClaimStyle)
         claims.authTime = Int(subject.authTime.timeIntervalSince1970)
+        // Migrated users (authorized before the transfer) carry transfer_sub during the window.
+        if let transfer = world.openTransfer(of: subject.client.appGroupId, at: now),
+            subject.consent.authorizedAt < transfer.at
+        {
+            claims.transferSub = IdentifierDerivation.transferSubject(
+                userKey: subject.user.key, fromTeam: transfer.fromTeam, toTeam: transfer.toTeam)
+        }
         switch source {
         case .authorize(let code):
             claims.cHash = IdentityTokenClaims.halfHash(code)

@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+
+/// App transfers on the control plane: `POST /__admin/transfers` moves an app group to another team
+/// now; `GET /__admin/transfers` lists transfers with their migration windows.
+struct TransfersController: Sendable {
+    let services: MockServices
+
+    /// A transfer with its window, as shown.
+    struct View: Encodable {
+        var appGroupId: String
+        var fromTeam: String
+        var toTeam: String
+        var at: Date
+        var windowEndsAt: Date
+        var windowOpen: Bool
+    }
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        let admin = router.group("__admin")
+        admin.post("transfers") { request, _ in await AdminBody.run { try await self.start(request) } }
+        admin.get("transfers") { _, _ in await AdminBody.run { await self.list() } }
+    }
+
+    private func start(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let body = try await AdminBody.json(request)
+        let root = JSONPath.root
+        let members = reader.object(body, at: root, allowed: ["appGroup", "toTeam"]) ?? [:]
+        let groupHint = reader.required(members, "appGroup", at: root).flatMap {
+            reader.string($0, at: root.member("appGroup"))
+        }
+        let toTeam = reader.required(members, "toTeam", at: root).flatMap {
+            reader.string($0, at: root.member("toTeam"))
+        }
+        try AdminBody.check(reader)
+        guard let groupHint, let toTeam else {
+            throw ScenarioError(file: "request body", reason: "appGroup and toTeam are required")
+        }
+        let world = await services.runtime.current.world
+        guard let groupId = world.appGroups[groupHint]?.id ?? world.clients[groupHint]?.appGroupId else {
+            throw LifecycleRefusal(kind: .notFound, message: "no app group or client id \"\(groupHint)\"")
+        }
+        let transfer = try await services.runtime.startTransfer(
+            appGroupId: groupId, toTeam: toTeam, now: services.clock.now())
+        services.logger.info(
+            "app transferred", metadata: ["idp.app_group": .string(groupId), "idp.to_team": .string(toTeam)])
+        return Responses.adminJSON(
+            Self.view(transfer, world: await services.runtime.current.world, now: services.clock.now()))
+    }
+
+    private func list() async -> Response {
+        let world = await services.runtime.current.world
+        let now = services.clock.now()
+        return Responses.adminJSON([
+            "transfers": await services.runtime.allTransfers.map { Self.view($0, world: world, now: now) }
+        ])
+    }
+
+    static func view(_ transfer: AppTransfer, world: World, now: Date) -> View {
+        let days = world.settings.migrationWindowDays
+        return View(
+            appGroupId: transfer.appGroupId, fromTeam: transfer.fromTeam, toTeam: transfer.toTeam, at: transfer.at,
+            windowEndsAt: transfer.windowEnd(days: days), windowOpen: transfer.isOpen(at: now, days: days))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+
+/// `POST /auth/usermigrationinfo` (reference §8): the sending team turns its `sub` into a
+/// `transfer_sub` for the recipient team; the recipient turns the `transfer_sub` into its own `sub`
+/// (and relay `email`). Bearer token, client secret and the 60-day window are checked as Apple does.
+struct MigrationController: Sendable {
+    let services: MockServices
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/auth/usermigrationinfo") { request, _ in await self.migrate(request) }
+    }
+
+    /// The answer: `transfer_sub` for the sender, `sub` (+ `email`, `is_private_email`) for the recipient.
+    struct Answer: Encodable {
+        var transferSub: String?
+        var sub: String?
+        var email: String?
+        var isPrivateEmail: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case sub, email
+            case transferSub = "transfer_sub"
+            case isPrivateEmail = "is_private_email"
+        }
+    }
+
+    private func migrate(_ request: Request) async -> Response {
+        do {
+            let active = await services.runtime.current
+            let form = try await RequestReading.tokenForm(request, settings: active.world.settings)
+            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
+                case let bearer = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces),
+                !bearer.isEmpty
+            else { throw OAuthError.invalidRequest("Authorization: Bearer <access token> is missing") }
+            let (client, team) = try await services.authenticate(form, in: active)
+            let sub = try form.field("sub")
+            let target = try form.field("target")
+            let transferSub = try form.field("transfer_sub")
+            let now = services.clock.now()
+            let answer = try await services.runtime.withSession { world, session in
+                _ = try session.migrationBearer(bearer, clientId: client.id, teamId: team, now: now)
+                switch (sub, target, transferSub) {
+                case (let sub?, let target?, nil):
+                    return try Self.transferSubject(
+                        sub: sub, target: target, client: client, team: team, world: world, session: session, now: now)
+                case (nil, nil, let transferSub?):
+                    return try Self.recipientSubject(
+                        transferSub: transferSub, client: client, team: team, world: world, session: session, now: now)
+                default:
+                    throw OAuthError.invalidRequest(
+                        "send either sub and target (sending team) or transfer_sub (recipient team)")
+                }
+            }
+            return Responses.appleJSON(answer)
+        } catch {
+            let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
+            services.logRefusal(oauthError, endpoint: "usermigrationinfo")
+            return Responses.oauthError(oauthError)
+        }
+    }
+
+    /// Step 1: the sending team's `sub` → the `transfer_sub` for `target`. Allowed before the transfer
+    /// and during the window after it.
+    private static func transferSubject(
+        sub: String, target: String, client: World.Client, team: String, world: World, session: SessionState, now: Date
+    ) throws(OAuthError) -> Answer {
+        let transfer = world.transfers[client.appGroupId]
+        if let transfer {
+            guard team == transfer.fromTeam else {
+                throw .invalidRequest(
+                    "only the sending team \(transfer.fromTeam) creates transfer ids for \(client.appGroupId)")
+            }
+            guard transfer.isOpen(at: now, days: world.settings.migrationWindowDays) else {
+                throw .invalidRequest(
+                    "the migration window of \(client.appGroupId) closed at \(transfer.windowEnd(days: world.settings.migrationWindowDays))"
+                )
+            }
+        }
+        guard world.teams[target] != nil, target != team else {
+            throw .invalidRequest("target \(target) is not another team of the scenario")
+        }
+        let user = try migratableUser(
+            world.scenario.users.first { world.subject(of: $0, teamId: team) == sub }, sub: sub, client: client,
+            session: session)
+        return Answer(
+            transferSub: IdentifierDerivation.transferSubject(userKey: user.key, fromTeam: team, toTeam: target))
+    }
+
+    /// Step 2: the recipient's `transfer_sub` → its own `sub`, and the new relay address if the user hid theirs.
+    private static func recipientSubject(
+        transferSub: String, client: World.Client, team: String, world: World, session: SessionState, now: Date
+    ) throws(OAuthError) -> Answer {
+        guard let transfer = world.transfers[client.appGroupId], team == transfer.toTeam else {
+            throw .invalidRequest("\(client.appGroupId) was not transferred to team \(team)")
+        }
+        guard transfer.isOpen(at: now, days: world.settings.migrationWindowDays) else {
+            throw .invalidRequest(
+                "the migration window of \(client.appGroupId) closed at \(transfer.windowEnd(days: world.settings.migrationWindowDays))"
+            )
+        }
+        let match = world.scenario.users.first {
+            IdentifierDerivation.transferSubject(userKey: $0.key, fromTeam: transfer.fromTeam, toTeam: team)
+                == transferSub
+        }
+        let user = try migratableUser(match, sub: transferSub, client: client, session: session)
+        guard let consent = session.consent(userKey: user.key, appGroupId: client.appGroupId) else {
+            throw .invalidRequest("user never authorized \(client.appGroupId)")
+        }
+        let identity = world.emailIdentity(of: user, consent: consent, teamId: team)
+        let relay = identity?.isPrivate == true ? identity : nil
+        return Answer(
+            sub: world.subject(of: user, teamId: team), email: relay?.email, isPrivateEmail: relay.map { _ in true })
+    }
+
+    /// The user behind an identifier, if they still authorize the app group (Apple refuses users who
+    /// revoked before migration with `invalid_request`).
+    private static func migratableUser(_ user: User?, sub: String, client: World.Client, session: SessionState)
+        throws(OAuthError) -> User
+    {
+        guard let user else { throw .invalidRequest("no user with id \(sub) for this team") }
+        guard session.credentialState(userKey: user.key, appGroupId: client.appGroupId) == .authorized else {
+            throw .invalidRequest(
+                "user \(user.key) revoked access to \(client.appGroupId) (or never authorized it) before migration")
+        }
+        return user
+    }
+}

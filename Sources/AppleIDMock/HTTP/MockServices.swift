@@ -79,6 +79,14 @@ public struct MockServices: Sendable {
         await outbox.clear()
     }
 
+    /// The OAuth error for any failure of an `/auth/*` handler (unexpected ones become `invalid_request`,
+    /// never a 500), logged with its reason.
+    func refusal(_ error: any Error, endpoint: String) -> OAuthError {
+        let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
+        logRefusal(oauthError, endpoint: endpoint)
+        return oauthError
+    }
+
     /// Logs why a request was refused (Apple's body stays bare; the reason is here).
     func logRefusal(_ error: OAuthError, endpoint: String) {
         logger.notice(

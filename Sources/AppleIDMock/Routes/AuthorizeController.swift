@@ -26,8 +26,7 @@ struct AuthorizeController: Sendable {
         do {
             return try await body()
         } catch {
-            let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
-            services.logRefusal(oauthError, endpoint: "authorize")
+            let oauthError = services.refusal(error, endpoint: "authorize")
             if request.headers[.accept]?.contains("application/json") == true {
                 return Responses.oauthError(oauthError)
             }

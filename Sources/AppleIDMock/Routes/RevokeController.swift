@@ -39,9 +39,7 @@ struct RevokeController: Sendable {
                 "revoke", metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revoked)])
             return Responses.emptyOK()
         } catch {
-            let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
-            services.logRefusal(oauthError, endpoint: "revoke")
-            return Responses.oauthError(oauthError)
+            return Responses.oauthError(services.refusal(error, endpoint: "revoke"))
         }
     }
 

@@ -15,9 +15,7 @@ struct TokenController: Sendable {
         do {
             return try await exchange(request)
         } catch {
-            let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
-            services.logRefusal(oauthError, endpoint: "token")
-            return Responses.oauthError(oauthError)
+            return Responses.oauthError(services.refusal(error, endpoint: "token"))
         }
     }
 

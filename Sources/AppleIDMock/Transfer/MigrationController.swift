@@ -54,9 +54,7 @@ struct MigrationController: Sendable {
             }
             return Responses.appleJSON(answer)
         } catch {
-            let oauthError = error as? OAuthError ?? .invalidRequest("unexpected failure: \(error)")
-            services.logRefusal(oauthError, endpoint: "usermigrationinfo")
-            return Responses.oauthError(oauthError)
+            return Responses.oauthError(services.refusal(error, endpoint: "usermigrationinfo"))
         }
     }
 

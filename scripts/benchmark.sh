@@ -10,8 +10,8 @@ PORT=${BENCH_PORT:-18080}
 BASE="http://127.0.0.1:$PORT"
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 
-swift build -c release --product apple-id-mock >/dev/null
-BIN=$(swift build -c release --show-bin-path)/apple-id-mock
+swift build -c release --product apple-id-mock >/dev/null 2>&1
+BIN=$(swift build -c release --show-bin-path 2>/dev/null)/apple-id-mock
 WORK=$(mktemp -d)
 trap 'kill "$PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 

@@ -40,6 +40,12 @@ struct AdminRouterTests {
             #expect(bad.status == .badRequest)
             #expect((bad.json["problems"] as? [[String: String]])?.first?["path"] == "$.advanceSeconds")
             #expect(try await client.postJSON("/__admin/clock", "not json").status == .badRequest)
+            for absurd in [
+                #"{"now": 1e20}"#, #"{"now": -1}"#, #"{"advanceSeconds": 300000000000}"#, #"{"reset": false}"#,
+            ] {
+                #expect(try await client.postJSON("/__admin/clock", absurd).status == .badRequest, "\(absurd)")
+            }
+            #expect(try await client.execute(uri: "/__admin/clock", method: .get).json["now"] as? Int == start)
         }
     }
 

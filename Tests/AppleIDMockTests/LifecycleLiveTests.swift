@@ -119,6 +119,10 @@ struct LifecycleLiveTests {
                 #expect((event["event_time"] as? Int ?? 0) > 1_000_000_000_000)  // milliseconds
                 #expect(await inbox.contentTypes.first == "application/json")
                 #expect(try await client.refresh(refresh, clientId: Fixture.appClient, secret: secret).status == .ok)
+                let consents =
+                    try await client.execute(uri: "/__admin/consents", method: .get).json["consents"]
+                    as? [[String: Any]]
+                #expect(consents?.first { $0["userKey"] as? String == "sam" }?["relayForwarding"] as? Bool == false)
                 let listed = try await client.execute(uri: "/__admin/notifications", method: .get).json
                 let record = try #require((listed["notifications"] as? [[String: Any]])?.first)
                 #expect(record["status"] as? String == "delivered")
@@ -223,7 +227,7 @@ struct LifecycleLiveTests {
             let badType = try await client.postJSON("/__admin/events", #"{"type":"account-gone","user":"alex"}"#)
             #expect(badType.status == .badRequest)
             let noGroup = try await client.postJSON("/__admin/events", #"{"type":"email-enabled","user":"sam"}"#)
-            #expect(noGroup.status == .notFound)
+            #expect(noGroup.status == .badRequest)
             let state = try await client.execute(
                 uri: "/__admin/native/credential-state?clientId=com.example.app&userId=000000.x.0000", method: .get)
             #expect(state.json["state"] as? String == "notFound")

@@ -80,6 +80,10 @@ struct RevokeRouterTests {
             let missing = try await client.postForm(
                 "/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret)])
             #expect(missing.text == #"{"error":"invalid_request"}"#)
+            let badQuery = try await client.postForm(
+                "/auth/revoke?token=%ZZ&token=x",
+                [("client_id", Fixture.webClient), ("client_secret", secret), ("token", "t")])
+            #expect(badQuery.status == .ok)
             let json = try await client.postJSON("/auth/revoke", #"{"token":"t"}"#)
             #expect(json.json["error"] as? String == "invalid_client")
         }

@@ -271,7 +271,7 @@ struct TokenRouterTests {
             ),
             (
                 "unknown client", "application/x-www-form-urlencoded",
-                "grant_type=refresh_token&client_id=x&client_secret=y", "invalid_client"
+                "grant_type=refresh_token&refresh_token=r&client_id=x&client_secret=y", "invalid_client"
             ),
             ("oversized body", "application/x-www-form-urlencoded", "OVERSIZED", "invalid_request"),
         ])
@@ -283,6 +283,29 @@ struct TokenRouterTests {
                 uri: "/auth/token", method: .post, headers: [.contentType: contentType], body: ByteBuffer(string: body))
             #expect(response.status == .badRequest, "\(name)")
             #expect(response.json["error"] as? String == error, "\(name)")
+        }
+    }
+
+    @Test("grant parameters are checked before the secret; absurd secret times are refused, not a crash")
+    func orderAndExtremes() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let huge = try await Self.secret { $0.exp = Int.max / 2 }
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            let noCode = try await client.postForm(
+                "/auth/token",
+                [("grant_type", "authorization_code"), ("client_id", Fixture.webClient), ("client_secret", "x")])
+            #expect(noCode.text == #"{"error":"invalid_request"}"#)
+            #expect(try await client.refresh("r", secret: huge).text == #"{"error":"invalid_client"}"#)
+            var raw = try await Self.secret()
+            let parts = raw.split(separator: ".")
+            let payload = Data(#"{"iss":"DEF123GHIJ","exp":1e300,"iat":-1e300}"#.utf8).base64URLEncoded
+            raw = [String(parts[0]), payload, String(parts[2])].joined(separator: ".")
+            #expect(try await client.refresh("r", secret: raw).text == #"{"error":"invalid_client"}"#)
+            let fields = try await client.signIn("maria")
+            let noRedirect = try await client.exchange(code: fields["code"] ?? "", redirect: nil, secret: secret)
+            #expect(noRedirect.text == #"{"error":"invalid_request"}"#)
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
         }
     }
 

@@ -139,6 +139,11 @@ struct TransferRouterTests {
                     [("sub", Self.sub("maria", Self.teamA)), ("target", Self.teamB)]
                 ).status == .ok)
 
+            let notRecipient = try await Self.migrate(
+                client, bearer: bearerAAfter, secret: secretAAfter,
+                [("sub", Self.sub("maria", Self.teamA)), ("target", Self.teamA)])
+            #expect(notRecipient.text == #"{"error":"invalid_request"}"#)
+
             // 5. Team B's id_tokens carry transfer_sub for migrated users only.
             let again = try await client.signIn("sam")
             let tokens = try await client.exchange(code: again["code"] ?? "", secret: secretB).json

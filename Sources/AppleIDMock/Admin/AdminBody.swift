@@ -54,6 +54,7 @@ enum AdminBody {
 
     /// 404 (`not_found`) or 409 (`not_applicable`) with the reason.
     static func refusalResponse(_ refusal: LifecycleRefusal) -> Response {
+        /// The JSON error body.
         struct Body: Encodable {
             var error: String
             var message: String
@@ -68,6 +69,7 @@ enum AdminBody {
 
     /// The control plane's error body: HTTP 400 with every problem.
     static func errorResponse(_ error: ScenarioError) -> Response {
+        /// The JSON error body.
         struct Body: Encodable {
             var error = "invalid_request"
             var message: String

@@ -55,6 +55,7 @@ struct AdminController: Sendable {
     }
 
     private func scenarios() async -> Response {
+        /// The JSON body of this listing.
         struct Listing: Encodable {
             var active: String
             var available: [String]
@@ -90,16 +91,12 @@ struct AdminController: Sendable {
     }
 
     private func patchSettings(_ request: Request) async throws -> Response {
-        var reader = JSONReader()
-        let current = await services.runtime.current.world.settings
-        let updated = current.applying(try await AdminBody.json(request), at: .root, reader: &reader)
-        try AdminBody.check(reader)
-        try await services.runtime.updateSettings(updated)
-        return Responses.adminJSON(updated)
+        Responses.adminJSON(try await services.runtime.patchSettings(try await AdminBody.json(request)))
     }
 
     // MARK: - Clock
 
+    /// The mock's time as shown.
     private struct ClockView: Encodable {
         var now: Int
         var iso8601: String
@@ -121,27 +118,35 @@ struct AdminController: Sendable {
         if members.count != 1 {
             reader.report(.root, "send exactly one of advanceSeconds, now (epoch seconds or ISO 8601) or reset: true")
         }
+        let outOfRange = "the clock stays within 1970-01-01 and 9999-12-31"
         if let raw = members["advanceSeconds"],
             let seconds = reader.integer(
                 raw, at: JSONPath.root.member("advanceSeconds"), in: -31_536_000_00...31_536_000_00)
         {
-            services.clock.advance(by: Double(seconds))
+            if !services.clock.advance(by: Double(seconds)) {
+                reader.report(JSONPath.root.member("advanceSeconds"), outOfRange)
+            }
         }
         if let raw = members["now"] {
             let path = JSONPath.root.member("now")
             switch raw {
-            case .number(let seconds): services.clock.set(to: Date(timeIntervalSince1970: seconds))
+            case .number(let seconds):
+                if !services.clock.set(to: Date(timeIntervalSince1970: seconds)) { reader.report(path, outOfRange) }
             case .string(let text):
                 if let date = try? Date(text, strategy: .iso8601) {
-                    services.clock.set(to: date)
+                    if !services.clock.set(to: date) { reader.report(path, outOfRange) }
                 } else {
                     reader.report(path, "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
                 }
             default: reader.report(path, "expected epoch seconds or an ISO 8601 string, found \(raw.typeDescription)")
             }
         }
-        if let raw = members["reset"], reader.bool(raw, at: JSONPath.root.member("reset")) == true {
-            services.clock.reset()
+        if let raw = members["reset"], let flag = reader.bool(raw, at: JSONPath.root.member("reset")) {
+            if flag {
+                services.clock.reset()
+            } else {
+                reader.report(JSONPath.root.member("reset"), "only reset: true is meaningful")
+            }
         }
         try AdminBody.check(reader)
         await services.fireDueEvents()
@@ -185,6 +190,7 @@ struct AdminController: Sendable {
     // MARK: - State
 
     private func consents() async -> Response {
+        /// A consent as shown.
         struct ConsentView: Encodable {
             var userKey: String
             var appGroupId: String
@@ -192,6 +198,8 @@ struct AdminController: Sendable {
             var status: Consent.Status
             var scopes: [String]
             var hidesEmail: Bool
+            /// Whether mail to the relay address is forwarded (Hide My Email users only).
+            var relayForwarding: Bool?
             var authorizedAt: Int
             var revokedAt: Int?
         }
@@ -203,7 +211,10 @@ struct AdminController: Sendable {
                 return ConsentView(
                     userKey: consent.userKey, appGroupId: consent.appGroupId,
                     sub: world.subject(of: user, teamId: group.teamId), status: consent.status, scopes: consent.scopes,
-                    hidesEmail: consent.hidesEmail, authorizedAt: Int(consent.authorizedAt.timeIntervalSince1970),
+                    hidesEmail: consent.hidesEmail,
+                    relayForwarding: consent.grantsEmail && consent.hidesEmail
+                        ? session.relayForwarding(userKey: consent.userKey, appGroupId: consent.appGroupId) : nil,
+                    authorizedAt: Int(consent.authorizedAt.timeIntervalSince1970),
                     revokedAt: consent.revokedAt.map { Int($0.timeIntervalSince1970) })
             }
         }

@@ -55,6 +55,11 @@ struct LifecycleController: Sendable {
             }
             appGroupId = id
         }
+        if kind.needsAppGroup && appGroupId == nil {
+            throw ScenarioError(
+                file: "request body", path: "$.appGroup",
+                reason: "\(kind.rawValue) needs an app group (its id or one of its client ids)")
+        }
         if kind == .accountDelete && appGroupId != nil {
             throw ScenarioError(
                 file: "request body", path: "$.appGroup",
@@ -63,21 +68,23 @@ struct LifecycleController: Sendable {
         let fired = try await services.runtime.applyNow(
             LifecycleEvent(kind: kind, userKey: user.key, appGroupId: appGroupId), now: services.clock.now())
         let ids = await services.emit(fired.drafts, world: fired.world)
-        await services.runtime.attachNotifications(ids, toEvent: fired.logIndex)
+        await services.runtime.attachNotifications(ids, to: fired)
         services.logger.info(
             "lifecycle event", metadata: ["idp.type": .string(kind.rawValue), "idp.user": .string(user.key)])
-        var entry = await services.runtime.events.log[fired.logIndex]
+        var entry = fired.entry
         entry.notificationIds = ids
         return Responses.adminJSON(entry)
     }
 
     private func events() async -> Response {
+        /// A scheduled event still to come.
         struct Upcoming: Encodable {
             var type: String
             var user: String
             var appGroupId: String?
             var at: Date?
         }
+        /// The JSON body of this listing.
         struct Listing: Encodable {
             var log: [EventLogEntry]
             var upcoming: [Upcoming]

@@ -26,6 +26,9 @@ struct NativeController: Sendable {
         let now = services.clock.now()
         let user = try Self.user(parsed, client: client, world: world, now: now)
         let outcome = try await services.runtime.withSession { world, session in
+            guard world.users[user.key] != nil, world.clients[client.id] != nil else {
+                throw LifecycleRefusal(kind: .notFound, message: "the scenario was switched during the request")
+            }
             let (consent, isFirst) = try session.authorize(
                 userKey: user.key, appGroupId: client.appGroupId, scopes: parsed.scopes,
                 hidesEmail: parsed.hideEmail ?? user.hideEmail, now: now)
@@ -55,6 +58,7 @@ struct NativeController: Sendable {
     }
 
     private func credentialState(_ request: Request) async throws -> Response {
+        /// The JSON answer.
         struct Answer: Encodable {
             var clientId: String
             var userId: String

@@ -1,17 +1,20 @@
 /// `GET /__admin/scenario`: the active scenario as loaded, with each user's derived `sub` and relay
 /// address for every team, so testers can see the identifiers their backend will receive.
 struct ScenarioView: Encodable, Sendable {
+    /// A team as shown: id, name and developer key ids.
     struct TeamView: Encodable, Sendable {
         var teamId: String
         var name: String
         var developerKeyIds: [String]
     }
 
+    /// A Services ID and its return URLs.
     struct ServicesView: Encodable, Sendable {
         var identifier: String
         var redirectUris: [String]
     }
 
+    /// An app group as shown, with its current owner.
     struct AppGroupView: Encodable, Sendable {
         var id: String
         var teamId: String
@@ -21,12 +24,14 @@ struct ScenarioView: Encodable, Sendable {
         var notificationUrl: String?
     }
 
+    /// A user's identifiers for one team.
     struct IdentityView: Encodable, Sendable {
         var teamId: String
         var sub: String
         var relayEmail: String
     }
 
+    /// A user as shown, with identifiers for every team.
     struct UserView: Encodable, Sendable {
         var key: String
         var email: String

@@ -71,6 +71,8 @@ public struct ClientSecretVerifier: Sendable {
             throw .invalidClient("aud must be \(Self.audience), found \(claims.aud?.joined(separator: ",") ?? "none")")
         }
         guard let iat = claims.iat, let exp = claims.exp else { throw .invalidClient("iat and exp are required") }
+        // Any epoch beyond ±10^12 s is garbage; refusing it first keeps the arithmetic below finite.
+        guard abs(iat) < 1e12, abs(exp) < 1e12 else { throw .invalidClient("iat or exp is not a plausible epoch time") }
         guard iat <= now + leeway else { throw .invalidClient("iat is \(Int(iat - now)) s in the future") }
         guard exp > now else { throw .invalidClient("client_secret expired \(Int(now - exp)) s ago") }
         guard exp - iat <= Self.maximumLifetime else {
@@ -78,6 +80,7 @@ public struct ClientSecretVerifier: Sendable {
         }
     }
 
+    /// The two header fields Apple's check needs.
     private struct Header: Decodable {
         var alg: String?
         var kid: String?
@@ -92,6 +95,7 @@ struct ClientSecretClaims: JWTPayload {
     var iat: Double?
     var exp: Double?
 
+    /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, exp
     }

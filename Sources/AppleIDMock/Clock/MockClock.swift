@@ -27,15 +27,29 @@ public final class MockClock: Sendable {
         offset.withLock { $0 }
     }
 
-    /// Moves time forward (or back, with a negative value).
-    public func advance(by seconds: TimeInterval) {
-        offset.withLock { $0 += seconds }
+    /// The instants the clock may show: 1970 through 9999, so every timestamp fits Apple's integer claims.
+    public static let validRange = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// Moves time forward (or back, with a negative value); false (and no change) if that leaves `validRange`.
+    @discardableResult
+    public func advance(by seconds: TimeInterval) -> Bool {
+        let now = base()
+        return offset.withLock { offset in
+            guard seconds.isFinite, Self.validRange.contains(now.addingTimeInterval(offset + seconds)) else {
+                return false
+            }
+            offset += seconds
+            return true
+        }
     }
 
-    /// Jumps to `instant`.
-    public func set(to instant: Date) {
+    /// Jumps to `instant`; false (and no change) if it is outside `validRange`.
+    @discardableResult
+    public func set(to instant: Date) -> Bool {
+        guard Self.validRange.contains(instant) else { return false }
         let target = instant.timeIntervalSince(base())
         offset.withLock { $0 = target }
+        return true
     }
 
     /// Returns to the base clock.

@@ -45,7 +45,7 @@ public struct MockServices: Sendable {
     /// Applies the scenario's lifecycle events that are due on the mock's clock.
     public func fireDueEvents() async {
         for fired in await runtime.fireDueEvents(now: clock.now()) {
-            await runtime.attachNotifications(await emit(fired.drafts, world: fired.world), toEvent: fired.logIndex)
+            await runtime.attachNotifications(await emit(fired.drafts, world: fired.world), to: fired)
         }
     }
 

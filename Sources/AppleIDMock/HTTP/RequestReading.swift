@@ -15,7 +15,9 @@ enum RequestReading {
         } catch {
             throw .invalidRequest("request body over \(maximumBodySize) bytes or unreadable")
         }
-        guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) else {
+        guard let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes),
+            let text = String(bytes: bytes, encoding: .utf8)
+        else {
             throw .invalidRequest("request body is not UTF-8")
         }
         return text

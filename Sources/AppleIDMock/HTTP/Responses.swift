@@ -57,10 +57,12 @@ enum Responses {
         Response(status: .ok, headers: [.cacheControl: "no-store", .contentLength: "0"])
     }
 
+    /// Apple's error body.
     private struct ErrorBody: Encodable {
         var error: String
         var errorDescription: String?
 
+        /// The JSON names of the fields.
         enum CodingKeys: String, CodingKey {
             case error
             case errorDescription = "error_description"

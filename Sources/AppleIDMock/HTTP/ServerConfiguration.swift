@@ -21,7 +21,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil,
         scenariosDirectory: String = "scenarios",
-        keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .info
+        keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .notice
     ) {
         self.host = host
         self.port = port

@@ -67,6 +67,7 @@ public struct NativeCredential: Sendable, Encodable {
     /// `ASUserDetectionStatus`: 0 unsupported, 1 unknown, 2 likely real.
     public var realUserStatus: Int
 
+    /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
         case user, state, authorizedScopes, authorizationCode, identityToken, email, fullName, realUserStatus
     }

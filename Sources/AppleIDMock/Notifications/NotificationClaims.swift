@@ -18,6 +18,7 @@ struct NotificationClaims: Encodable, Sendable {
         var email: String?
         var isPrivateEmail: String?
 
+        /// The JSON names of the fields.
         enum CodingKeys: String, CodingKey {
             case type, sub, email
             case eventTime = "event_time"

@@ -33,7 +33,8 @@ struct NotificationDeliveryService: Service {
         var status: Int?
         var outcome: String
         do {
-            guard let url = record.url else { return }
+            // Without a notificationUrl the attempt is recorded as failed (such records are never queued).
+            guard let url = record.url else { throw URLError(.badURL) }
             var request = HTTPClientRequest(url: url)
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")

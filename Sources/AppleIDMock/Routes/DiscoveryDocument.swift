@@ -24,6 +24,7 @@ struct DiscoveryDocument: Encodable, Sendable {
         jwksUri = baseURL + "/auth/keys"
     }
 
+    /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
         case issuer
         case authorizationEndpoint = "authorization_endpoint"

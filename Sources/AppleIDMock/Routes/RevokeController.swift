@@ -13,13 +13,14 @@ struct RevokeController: Sendable {
     private func revoke(_ request: Request) async -> Response {
         do {
             let active = await services.runtime.current
-            let query = try RequestReading.query(request)
             let body = try await RequestReading.bodyText(request)
             let form: FormParameters
             if RequestReading.isForm(request) {
+                // The query only fills in what the body lacks; a malformed query does not spoil a good body.
+                let query = (try? RequestReading.query(request)) ?? FormParameters(pairs: [])
                 form = try RequestReading.form(body).merging(fallback: query)
-            } else if body.isEmpty && !query.pairs.isEmpty {
-                form = query  // tolerated: parameters in the query string only
+            } else if body.isEmpty, let query = request.uri.query, !query.isEmpty {
+                form = try RequestReading.query(request)  // tolerated: parameters in the query string only
             } else {
                 throw OAuthError(
                     active.world.settings.wrongContentTypeError.rawValue,

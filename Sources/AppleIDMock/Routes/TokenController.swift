@@ -26,6 +26,9 @@ struct TokenController: Sendable {
         guard let grantType, ["authorization_code", "refresh_token", "client_credentials"].contains(grantType) else {
             throw OAuthError("unsupported_grant_type", reason: "grant_type \"\(grantType ?? "")\" is not supported")
         }
+        // Required grant parameters are checked before the client secret (reference §2.2's order).
+        let required = ["authorization_code": "code", "refresh_token": "refresh_token"][grantType]
+        if let required, try form.field(required) == nil { throw OAuthError.invalidRequest("\(required) is missing") }
         let (client, team) = try await services.authenticate(form, in: active)
         switch grantType {
         case "authorization_code": return try await redeemCode(form, client: client)

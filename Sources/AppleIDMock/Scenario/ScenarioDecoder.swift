@@ -297,7 +297,10 @@ struct ScenarioDecoder {
     /// An ISO 8601 date-time or epoch seconds.
     private mutating func date(_ value: JSONValue, at path: JSONPath) -> Date? {
         switch value {
-        case .number(let seconds): return Date(timeIntervalSince1970: seconds)
+        case .number(let seconds):
+            let date = Date(timeIntervalSince1970: seconds)
+            if MockClock.validRange.contains(date) { return date }
+            reader.report(path, "must be between 1970-01-01 and 9999-12-31")
         case .string(let text):
             if let date = try? Date(text, strategy: .iso8601) { return date }
             reader.report(path, "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")

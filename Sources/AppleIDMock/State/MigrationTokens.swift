@@ -21,9 +21,15 @@ extension SessionState {
         migrationTokens[record.token] = record
     }
 
+    /// Marks a user access token as used for migration (after a successful call).
+    public mutating func spendForMigration(_ token: String) {
+        if accessTokens[token] != nil { migrationSpentAccessTokens.insert(token) }
+    }
+
     /// Checks a bearer token for `/auth/usermigrationinfo` (reference §8): a team token of this client,
-    /// or a user access token of this client, single use for migration. Both last an hour.
-    public mutating func migrationBearer(_ token: String, clientId: String, teamId: String, now: Date)
+    /// or a user access token of this client whose consent stands, single use for migration (spent by
+    /// `spendForMigration` once the call succeeds). Both last an hour.
+    public func migrationBearer(_ token: String, clientId: String, teamId: String, now: Date)
         throws(OAuthError) -> MigrationBearer
     {
         if let record = migrationTokens[token] {
@@ -37,8 +43,10 @@ extension SessionState {
             guard record.clientId == clientId else {
                 throw .invalidRequest("the bearer token was issued to \(record.clientId)")
             }
-            guard now < record.expiresAt else { throw .invalidGrant(nil, reason: "the user access token expired") }
-            guard migrationSpentAccessTokens.insert(token).inserted else {
+            guard now < record.expiresAt,
+                isStanding(userKey: record.userKey, appGroupId: record.appGroupId, generation: record.consentGeneration)
+            else { throw .invalidGrant(nil, reason: "the user access token expired or its consent ended") }
+            guard !migrationSpentAccessTokens.contains(token) else {
                 throw .invalidGrant(nil, reason: "the user access token was already used for migration")
             }
             return MigrationBearer(teamId: teamId)

@@ -20,6 +20,8 @@ public actor MockRuntime {
     private var transfers: [AppTransfer] = []
     private var pendingTransfers: [ScheduledTransfer]
     private let keyRing: SigningKeyRing
+    /// Counts scenario switches and resets, so work started before one cannot touch what came after.
+    private var epoch = 0
 
     /// Starts with `activeName` from `scenarios`; every scenario is checked against the signing keys.
     public init(scenarios: [String: Scenario], activeName: String, keyRing: SigningKeyRing) async throws(ScenarioError)
@@ -60,6 +62,7 @@ public actor MockRuntime {
             world: World(scenario: scenario), secrets: await ClientSecretVerifier(scenario: scenario))
         session = SessionState()
         schedule = EventSchedule(scenario: scenario)
+        epoch += 1
         base = scenario
         transfers = []
         pendingTransfers = scenario.transfers
@@ -71,19 +74,31 @@ public actor MockRuntime {
         scenarios[scenario.name] = scenario
     }
 
-    /// Replaces the active scenario's settings (the session is kept).
-    public func updateSettings(_ settings: MockSettings) async throws(ScenarioError) {
-        var scenario = base
-        scenario.settings = settings
-        try Self.check(scenario, against: keyRing)
-        base = scenario
-        active = ActiveScenario(world: World(scenario: scenario, transfers: transfers), secrets: active.secrets)
+    /// Applies a JSON patch to the active scenario's settings in one step (the session is kept).
+    public func patchSettings(_ patch: JSONValue) throws(ScenarioError) -> MockSettings {
+        var reader = JSONReader()
+        let settings = base.settings.applying(patch, at: .root, reader: &reader)
+        if let kid = settings.signingKeyId, keyRing.key(kid) == nil {
+            reader.report(
+                .root.member("signingKeyId"),
+                "no signing key \"\(kid)\"; keys: \(keyRing.keys.map(\.kid).joined(separator: ", "))")
+        }
+        guard reader.problems.isEmpty else {
+            throw ScenarioError(
+                problems: reader.problems.map {
+                    .init(file: "request body", path: $0.path.description, reason: $0.reason)
+                })
+        }
+        base.settings = settings
+        active = ActiveScenario(world: World(scenario: base, transfers: transfers), secrets: active.secrets)
+        return settings
     }
 
     /// Clears consents, codes, tokens and the event log, and re-arms the scenario's scheduled events.
     public func resetSession() {
         session = SessionState()
         schedule = EventSchedule(scenario: base)
+        epoch += 1
         transfers = []
         pendingTransfers = base.transfers
         active = ActiveScenario(world: World(scenario: base), secrets: active.secrets)
@@ -143,6 +158,10 @@ public actor MockRuntime {
     /// A lifecycle event that happened, and the notifications it produced (to sign and send).
     public struct FiredEvent: Sendable {
         public var logIndex: Int
+        /// The log entry as it was written.
+        public var entry: EventLogEntry
+        /// The runtime's epoch when it fired.
+        public var epoch: Int
         public var world: World
         public var drafts: [NotificationDraft]
     }
@@ -153,29 +172,32 @@ public actor MockRuntime {
         guard schedule.hasDue(now: now) else { return [] }
         return schedule.takeDue(now: now).map { scheduled in
             let (drafts, outcome) = apply(scheduled.event, now: now)
-            let index = schedule.append(
-                EventLogEntry(
-                    source: "scheduled", type: scheduled.event.kind.rawValue, user: scheduled.event.userKey,
-                    appGroupId: scheduled.event.appGroupId, scheduledAt: scheduled.at, firedAt: now, outcome: outcome,
-                    notificationIds: []))
-            return FiredEvent(logIndex: index, world: active.world, drafts: drafts)
+            let entry = EventLogEntry(
+                source: "scheduled", type: scheduled.event.kind.rawValue, user: scheduled.event.userKey,
+                appGroupId: scheduled.event.appGroupId, scheduledAt: scheduled.at, firedAt: now, outcome: outcome,
+                notificationIds: [])
+            return fired(entry, drafts: drafts)
         }
     }
 
     /// Applies an event now (control plane); throws when it does not apply.
     public func applyNow(_ event: LifecycleEvent, now: Date) throws(LifecycleRefusal) -> FiredEvent {
         let drafts = try session.apply(event, world: active.world, now: now)
-        let index = schedule.append(
-            EventLogEntry(
-                source: "api", type: event.kind.rawValue, user: event.userKey, appGroupId: event.appGroupId,
-                scheduledAt: nil,
-                firedAt: now, outcome: "applied", notificationIds: []))
-        return FiredEvent(logIndex: index, world: active.world, drafts: drafts)
+        let entry = EventLogEntry(
+            source: "api", type: event.kind.rawValue, user: event.userKey, appGroupId: event.appGroupId,
+            scheduledAt: nil,
+            firedAt: now, outcome: "applied", notificationIds: [])
+        return fired(entry, drafts: drafts)
     }
 
-    /// Records which notifications an event produced.
-    public func attachNotifications(_ ids: [String], toEvent index: Int) {
-        schedule.attach(ids, to: index)
+    private func fired(_ entry: EventLogEntry, drafts: [NotificationDraft]) -> FiredEvent {
+        FiredEvent(logIndex: schedule.append(entry), entry: entry, epoch: epoch, world: active.world, drafts: drafts)
+    }
+
+    /// Records which notifications an event produced, unless a reset or switch came in between.
+    public func attachNotifications(_ ids: [String], to event: FiredEvent) {
+        guard event.epoch == epoch else { return }
+        schedule.attach(ids, to: event.logIndex)
     }
 
     /// The event log and the events still scheduled.

@@ -67,10 +67,11 @@ public struct SessionState: Sendable {
         consent.status = .revoked
         consent.revokedAt = now
         consents[key] = consent
+        relayForwardingOff.remove(key)  // a new consent starts with forwarding on
         return true
     }
 
-    private func isStanding(userKey: String, appGroupId: String, generation: Int) -> Bool {
+    func isStanding(userKey: String, appGroupId: String, generation: Int) -> Bool {
         guard let consent = consent(userKey: userKey, appGroupId: appGroupId) else { return false }
         return consent.status == .authorized && consent.generation == generation
     }
@@ -95,6 +96,9 @@ public struct SessionState: Sendable {
         else { throw .codeExpired }
         guard record.clientId == clientId else {
             throw .invalidGrant("client_id mismatch. The code was not issued to \(clientId).")
+        }
+        if record.redirectUri != nil && redirectUri == nil {
+            throw .invalidRequest("redirect_uri is required: the authorization used one")
         }
         guard record.redirectUri == redirectUri else {
             throw .invalidGrant("redirect_uri mismatch. The code was not issued to \(redirectUri ?? "").")
@@ -141,7 +145,7 @@ public struct SessionState: Sendable {
             isStanding(userKey: record.userKey, appGroupId: record.appGroupId, generation: record.consentGeneration)
         else { throw .tokenRevoked }
         guard record.clientId == clientId else {
-            throw .invalidGrant("client_id mismatch. The token was not issued to \(clientId).")
+            throw .invalidGrant(nil, reason: "the refresh token was issued to \(record.clientId), not \(clientId)")
         }
         return record
     }
@@ -166,7 +170,8 @@ public struct SessionState: Sendable {
 
     // MARK: - Housekeeping
 
-    /// Drops spent or long-expired codes and access tokens now and then, so memory stays flat under load.
+    /// Drops codes and tokens that expired over an hour ago and refresh tokens of ended consents now
+    /// and then, so memory stays flat under load.
     private mutating func noteInsert(now: Date) {
         insertsSinceSweep += 1
         guard insertsSinceSweep >= 4_096 else { return }
@@ -174,5 +179,11 @@ public struct SessionState: Sendable {
         let horizon = now.addingTimeInterval(-3_600)
         codes = codes.filter { $0.value.expiresAt > horizon }
         accessTokens = accessTokens.filter { $0.value.expiresAt > horizon }
+        migrationTokens = migrationTokens.filter { $0.value.expiresAt > horizon }
+        migrationSpentAccessTokens = migrationSpentAccessTokens.filter { accessTokens[$0] != nil }
+        refreshTokens = refreshTokens.filter {
+            isStanding(
+                userKey: $0.value.userKey, appGroupId: $0.value.appGroupId, generation: $0.value.consentGeneration)
+        }
     }
 }

@@ -6,6 +6,7 @@ public struct FirstAuthorizationUser: Sendable, Encodable, Equatable {
     public var name: PersonName?
     public var email: String?
 
+    /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
         case name, email
     }

@@ -23,6 +23,7 @@ public struct IdentityTokenClaims: Sendable, Encodable {
     /// How the two flag claims are written.
     public var booleanStyle: MockSettings.BooleanClaimStyle
 
+    /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
         case iss, aud, exp, iat, sub, nonce, email
         case cHash = "c_hash"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Signs identity tokens (and, later, notification JWTs) with the scenario's signing key.
+/// Signs identity tokens and notification JWTs with the scenario's signing key.
 public struct TokenMinter: Sendable {
     /// The RS256 keys.
     public let keyRing: SigningKeyRing

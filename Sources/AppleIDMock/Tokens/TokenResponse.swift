@@ -6,6 +6,7 @@ struct TokenResponse: Encodable, Sendable {
     var refreshToken: String?
     var idToken: String?
 
+    /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
         case tokenType = "token_type"

@@ -18,6 +18,7 @@ struct MigrationController: Sendable {
         var email: String?
         var isPrivateEmail: Bool?
 
+        /// The JSON names of the fields.
         enum CodingKeys: String, CodingKey {
             case sub, email
             case transferSub = "transfer_sub"
@@ -40,17 +41,20 @@ struct MigrationController: Sendable {
             let now = services.clock.now()
             let answer = try await services.runtime.withSession { world, session in
                 _ = try session.migrationBearer(bearer, clientId: client.id, teamId: team, now: now)
+                let answer: Answer
                 switch (sub, target, transferSub) {
                 case (let sub?, let target?, nil):
-                    return try Self.transferSubject(
+                    answer = try Self.transferSubject(
                         sub: sub, target: target, client: client, team: team, world: world, session: session, now: now)
                 case (nil, nil, let transferSub?):
-                    return try Self.recipientSubject(
+                    answer = try Self.recipientSubject(
                         transferSub: transferSub, client: client, team: team, world: world, session: session, now: now)
                 default:
                     throw OAuthError.invalidRequest(
                         "send either sub and target (sending team) or transfer_sub (recipient team)")
                 }
+                session.spendForMigration(bearer)  // a user access token is single use, once the call succeeds
+                return answer
             }
             return Responses.appleJSON(answer)
         } catch {
@@ -75,8 +79,8 @@ struct MigrationController: Sendable {
                 )
             }
         }
-        guard world.teams[target] != nil, target != team else {
-            throw .invalidRequest("target \(target) is not another team of the scenario")
+        guard world.teams[target] != nil, target != team, transfer.map({ $0.toTeam == target }) ?? true else {
+            throw .invalidRequest("target \(target) is not the recipient team of \(client.appGroupId)")
         }
         let user = try migratableUser(
             world.scenario.users.first { world.subject(of: $0, teamId: team) == sub }, sub: sub, client: client,

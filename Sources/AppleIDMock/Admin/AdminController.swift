@@ -127,19 +127,8 @@ struct AdminController: Sendable {
                 reader.report(JSONPath.root.member("advanceSeconds"), outOfRange)
             }
         }
-        if let raw = members["now"] {
-            let path = JSONPath.root.member("now")
-            switch raw {
-            case .number(let seconds):
-                if !services.clock.set(to: Date(timeIntervalSince1970: seconds)) { reader.report(path, outOfRange) }
-            case .string(let text):
-                if let date = try? Date(text, strategy: .iso8601) {
-                    if !services.clock.set(to: date) { reader.report(path, outOfRange) }
-                } else {
-                    reader.report(path, "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
-                }
-            default: reader.report(path, "expected epoch seconds or an ISO 8601 string, found \(raw.typeDescription)")
-            }
+        if let raw = members["now"], let date = reader.date(raw, at: JSONPath.root.member("now")) {
+            services.clock.set(to: date)
         }
         if let raw = members["reset"], let flag = reader.bool(raw, at: JSONPath.root.member("reset")) {
             if flag {

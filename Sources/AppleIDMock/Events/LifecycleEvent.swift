@@ -13,6 +13,11 @@ public struct LifecycleEvent: Sendable, Equatable {
         /// The user turned relay forwarding back on.
         case emailEnabled = "email-enabled"
 
+        /// The `type` written in the notification (deletion follows `notificationDeleteType`).
+        public func notificationType(_ settings: MockSettings) -> String {
+            self == .accountDelete ? settings.notificationDeleteType.rawValue : rawValue
+        }
+
         /// Whether the event concerns one app group (all but account deletion).
         public var needsAppGroup: Bool { self != .accountDelete }
     }

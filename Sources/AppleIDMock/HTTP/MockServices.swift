@@ -58,8 +58,7 @@ public struct MockServices: Sendable {
             let claims = NotificationClaims(
                 draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
             guard let payload = try? minter.sign(claims, settings: world.settings) else { continue }
-            let type =
-                draft.kind == .accountDelete ? world.settings.notificationDeleteType.rawValue : draft.kind.rawValue
+            let type = draft.kind.notificationType(world.settings)
             await outbox.enqueue(
                 NotificationOutbox.Record(
                     id: claims.jti, appGroupId: group.id, url: group.notificationUrl, type: type, sub: draft.sub,

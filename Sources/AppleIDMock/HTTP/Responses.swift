@@ -18,13 +18,22 @@ enum Responses {
 
     /// JSON as Apple's token endpoint sends it: `application/json;charset=UTF-8`, `no-store`.
     static func appleJSON(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Response(
+        appleJSON(body: encodedJSON(value), status: status)
+    }
+
+    /// A value encoded as Apple's JSON, for bodies worth computing once.
+    static func encodedJSON(_ value: some Encodable) -> ByteBuffer {
+        ByteBuffer(bytes: (try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+
+    /// Already encoded JSON with Apple's headers.
+    static func appleJSON(body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
             status: status,
             headers: [
                 .contentType: "application/json;charset=UTF-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
             ],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            body: .init(byteBuffer: body))
     }
 
     /// Apple's error body: HTTP 400, `{"error":…}` plus `error_description` where Apple writes one.

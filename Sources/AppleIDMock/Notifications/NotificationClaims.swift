@@ -28,8 +28,7 @@ struct NotificationClaims: Encodable, Sendable {
 
     /// Claims for `draft`, addressed to the group's primary App ID, issued at `now` on the mock's clock.
     init(draft: NotificationDraft, audience: String, now: Date, settings: MockSettings) {
-        let type =
-            draft.kind == .accountDelete ? settings.notificationDeleteType.rawValue : draft.kind.rawValue
+        let type = draft.kind.notificationType(settings)
         let seconds = draft.eventTime.timeIntervalSince1970
         let event = Event(
             type: type, sub: draft.sub,

@@ -3,6 +3,13 @@ import Hummingbird
 /// `GET /auth/keys` (the JWKS of the signing keys) and `GET /.well-known/openid-configuration`.
 struct KeysController: Sendable {
     let services: MockServices
+    /// The JWKS in stable order: the keys never change while the server runs, so it is encoded once.
+    private let stableBody: ByteBuffer
+
+    init(services: MockServices) {
+        self.services = services
+        stableBody = Responses.encodedJSON(JWKSet(keys: services.minter.keyRing.keys.map(\.jwk)))
+    }
 
     func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("/auth/keys") { _, _ in await self.keys() }
@@ -12,10 +19,10 @@ struct KeysController: Sendable {
     }
 
     private func keys() async -> Response {
-        let settings = await services.runtime.current.world.settings
-        var keys = services.minter.keyRing.keys.map(\.jwk)
-        if settings.jwksOrder == .shuffled { keys.shuffle() }
-        return Responses.appleJSON(JWKSet(keys: keys))
+        guard await services.runtime.current.world.settings.jwksOrder == .shuffled else {
+            return Responses.appleJSON(body: stableBody)
+        }
+        return Responses.appleJSON(JWKSet(keys: services.minter.keyRing.keys.map(\.jwk).shuffled()))
     }
 
     /// `{"keys":[…]}`.

@@ -269,7 +269,7 @@ struct ScenarioDecoder {
         if kind == .accountDelete, members["appGroup"] != nil {
             reader.report(path.member("appGroup"), "account-delete concerns the whole account: remove appGroup")
         }
-        let at = members["at"].flatMap { date($0, at: path.member("at")) }
+        let at = members["at"].flatMap { reader.date($0, at: path.member("at")) }
         guard let kind, let userKey else { return nil }
         return ScheduledEvent(event: LifecycleEvent(kind: kind, userKey: userKey, appGroupId: appGroupId), at: at)
     }
@@ -289,24 +289,9 @@ struct ScenarioDecoder {
         if let group, let toTeam, group.teamId == toTeam {
             reader.report(path.member("toTeam"), "app group \"\(group.id)\" already belongs to team \(toTeam)")
         }
-        let at = members["at"].flatMap { date($0, at: path.member("at")) }
+        let at = members["at"].flatMap { reader.date($0, at: path.member("at")) }
         guard let group, let toTeam, group.teamId != toTeam else { return nil }
         return ScheduledTransfer(appGroupId: group.id, toTeam: toTeam, at: at)
-    }
-
-    /// An ISO 8601 date-time or epoch seconds.
-    private mutating func date(_ value: JSONValue, at path: JSONPath) -> Date? {
-        switch value {
-        case .number(let seconds):
-            let date = Date(timeIntervalSince1970: seconds)
-            if MockClock.validRange.contains(date) { return date }
-            reader.report(path, "must be between 1970-01-01 and 9999-12-31")
-        case .string(let text):
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            reader.report(path, "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
-        default: reader.report(path, "expected an ISO 8601 string or epoch seconds, found \(value.typeDescription)")
-        }
-        return nil
     }
 
     // MARK: - Cross-references

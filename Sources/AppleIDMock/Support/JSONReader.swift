@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads typed values out of a `JSONValue` tree while collecting every problem it meets, each with
 /// its JSON path, so one pass over a scenario file reports all of its mistakes at once.
 struct JSONReader {
@@ -70,6 +72,23 @@ struct JSONReader {
             return nil
         }
         return text
+    }
+
+    /// An instant written as ISO 8601 or epoch seconds, within the mock clock's range; `nil` (and a problem) otherwise.
+    mutating func date(_ value: JSONValue, at path: JSONPath) -> Date? {
+        var date: Date?
+        switch value {
+        case .number(let seconds): date = Date(timeIntervalSince1970: seconds)
+        case .string(let text):
+            date = try? Date(text, strategy: .iso8601)
+            if date == nil { report(path, "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z") }
+        default: report(path, "expected an ISO 8601 string or epoch seconds, found \(value.typeDescription)")
+        }
+        if let date, !MockClock.validRange.contains(date) {
+            report(path, "must be between 1970-01-01 and 9999-12-31")
+            return nil
+        }
+        return date
     }
 
     /// A required member; reports it missing when absent.

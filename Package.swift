@@ -10,6 +10,11 @@ import PackageDescription
 // - swift-argument-parser: the `apple-id-mock` command line (serve, validate, client-secret).
 // - swift-log: `import Logging` (Hummingbird does not re-export it).
 // - async-http-client: delivers server-to-server notifications to each app group's URL.
+// - swift-service-lifecycle: the background services (notification delivery, housekeeping, the
+//   PostgreSQL pool) that stop with the server.
+// - swift-collections: `Deque` for the store's lock queue, `Heap` for the expiry index of the memory store.
+// - sqlite-nio: the `sqlite:PATH` state store (SQLite built in, so no system library is needed).
+// - postgres-nio: the `postgres://` state store shared by replicas.
 let package = Package(
     name: "apple-id-mock",
     platforms: [.macOS(.v15)],
@@ -24,6 +29,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -35,6 +44,11 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(
@@ -54,6 +68,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ]

@@ -9,6 +9,7 @@ enum EnvironmentDefaults {
     static let keysDir = "APPLE_ID_MOCK_KEYS_DIR"
     static let scenario = "APPLE_ID_MOCK_SCENARIO"
     static let logLevel = "APPLE_ID_MOCK_LOG_LEVEL"
+    static let state = "APPLE_ID_MOCK_STATE"
 
     /// The value of `name`, if set and not empty.
     static func value(_ name: String) -> String? {

@@ -25,6 +25,12 @@ struct ServeCommand: AsyncParsableCommand {
         help: "trace, debug, info, notice, warning, error [env APPLE_ID_MOCK_LOG_LEVEL, default notice]")
     var logLevel: String?
 
+    @Option(
+        help:
+            "Where state lives: memory, sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DB [env APPLE_ID_MOCK_STATE, default memory]"
+    )
+    var state: String?
+
     @OptionGroup var locations: LocationOptions
 
     func run() async throws {
@@ -34,11 +40,14 @@ struct ServeCommand: AsyncParsableCommand {
             application = try await buildApplication(configuration: configuration) { host, port in
                 // Written straight to the file handle: print() may sit in a buffer when stdout is a pipe.
                 let line =
-                    "apple-id-mock listening on http://\(host):\(port) (scenario \"\(configuration.scenario)\", issuer https://appleid.apple.com)\n"
+                    "apple-id-mock listening on http://\(host):\(port) (state \(configuration.state), issuer https://appleid.apple.com)\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
         } catch let error as ScenarioError {
             FileHandle.standardError.write(Data("apple-id-mock: refusing to start:\n\(error.description)\n".utf8))
+            throw ExitCode(1)
+        } catch let error as StoreOpeningError {
+            FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
             throw ExitCode(1)
         }
         try await application.runService()
@@ -54,10 +63,18 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(
                 "log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        let stateText = state ?? EnvironmentDefaults.value(EnvironmentDefaults.state) ?? "memory"
+        let location: StoreLocation
+        do {
+            location = try StoreLocation(parsing: stateText)
+        } catch {
+            FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
         return ServerConfiguration(
             host: host ?? EnvironmentDefaults.value(EnvironmentDefaults.host) ?? "127.0.0.1", port: port,
             publicBaseURL: publicURL ?? EnvironmentDefaults.value(EnvironmentDefaults.publicURL),
             scenariosDirectory: locations.resolvedScenariosDir, keysDirectory: locations.resolvedKeysDir,
-            scenario: locations.resolvedScenario, logLevel: level)
+            scenario: locations.resolvedScenario, logLevel: level, state: location)
     }
 }

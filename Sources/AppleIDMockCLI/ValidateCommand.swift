@@ -15,12 +15,8 @@ struct ValidateCommand: AsyncParsableCommand {
     func run() async throws {
         let directory = directory ?? locations.resolvedScenariosDir
         do {
-            let scenarios = try ScenarioLoader.loadDirectory(directory)
-            let keyRing = try SigningKeyRing.load(keysDirectory: locations.resolvedKeysDir)
-            _ = try await MockRuntime(scenarios: scenarios, activeName: scenarios.keys.sorted()[0], keyRing: keyRing)
-            print(
-                "OK: \(scenarios.count) scenario(s) in \(directory): \(scenarios.keys.sorted().joined(separator: ", "))"
-            )
+            let names = try ScenarioCatalog.validate(directory: directory, keysDirectory: locations.resolvedKeysDir)
+            print("OK: \(names.count) scenario(s) in \(directory): \(names.joined(separator: ", "))")
         } catch {
             FileHandle.standardError.write(Data("\(error.description)\n".utf8))
             throw ExitCode(1)

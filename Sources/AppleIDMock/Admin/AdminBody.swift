@@ -45,6 +45,13 @@ enum AdminBody {
             return errorResponse(error)
         } catch let refusal as LifecycleRefusal {
             return refusalResponse(refusal)
+        } catch let failure as StoreUnavailable {
+            /// The JSON error body.
+            struct Body: Encodable {
+                var error = "store_unavailable"
+                var message: String
+            }
+            return Responses.adminJSON(Body(message: failure.description), status: .serviceUnavailable)
         } catch let error as OAuthError {
             return refusalResponse(LifecycleRefusal(kind: .notApplicable, message: error.logReason ?? error.code))
         } catch {

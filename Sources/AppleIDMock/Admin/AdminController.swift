@@ -10,17 +10,17 @@ struct AdminController: Sendable {
         let admin = router.group("__admin")
         admin.get("scenario") { _, _ in await self.run { try await self.scenario() } }
         admin.put("scenario") { request, _ in await self.run { try await self.switchScenario(request) } }
-        admin.get("scenarios") { _, _ in await self.run { await self.scenarios() } }
+        admin.get("scenarios") { _, _ in await self.run { try await self.scenarios() } }
         admin.post("scenarios") { request, _ in await self.run { try await self.upload(request) } }
-        admin.get("settings") { _, _ in await self.run { await self.runtimeSettings() } }
+        admin.get("settings") { _, _ in await self.run { try await self.runtimeSettings() } }
         admin.patch("settings") { request, _ in await self.run { try await self.patchSettings(request) } }
-        admin.get("clock") { _, _ in await self.run { self.clock() } }
+        admin.get("clock") { _, _ in await self.run { try await self.clock() } }
         admin.post("clock") { request, _ in await self.run { try await self.moveClock(request) } }
-        admin.get("consents") { _, _ in await self.run { await self.consents() } }
+        admin.get("consents") { _, _ in await self.run { try await self.consents() } }
         admin.post("client-secret") { request, _ in await self.run { try await self.clientSecret(request) } }
         admin.post("reset") { _, _ in
             await self.run {
-                await self.services.reset()
+                try await self.services.state.reset()
                 return Responses.adminJSON(["reset": true])
             }
         }
@@ -33,7 +33,7 @@ struct AdminController: Sendable {
     // MARK: - Scenarios
 
     private func scenario() async throws -> Response {
-        let world = await services.runtime.current.world
+        let world = try await services.state.current().world
         return Responses.adminJSON(
             ScenarioView(world: world, signingKeyId: services.minter.signingKey(for: world.settings).kid))
     }
@@ -48,21 +48,20 @@ struct AdminController: Sendable {
         guard let name else {
             throw ScenarioError(file: "request body", path: "$.name", reason: "missing required field")
         }
-        try await services.runtime.activate(name)
-        await services.outbox.clear()
+        try await services.state.activate(name)
         services.logger.info("scenario switched", metadata: ["idp.scenario": .string(name)])
         return try await scenario()
     }
 
-    private func scenarios() async -> Response {
+    private func scenarios() async throws -> Response {
         /// The JSON body of this listing.
         struct Listing: Encodable {
             var active: String
             var available: [String]
         }
-        let runtime = services.runtime
+        let state = services.state
         return Responses.adminJSON(
-            Listing(active: await runtime.current.world.scenario.name, available: await runtime.scenarioNames))
+            Listing(active: try await state.current().world.scenario.name, available: try await state.scenarioNames()))
     }
 
     private func upload(_ request: Request) async throws -> Response {
@@ -74,24 +73,23 @@ struct AdminController: Sendable {
                 file: "request", path: "?name",
                 reason: "name the scenario: POST /__admin/scenarios?name=<letters, digits, - _ .>")
         }
-        let scenario = try ScenarioLoader.loadData(try await AdminBody.data(request), name: name)
-        try await services.runtime.install(scenario)
-        if query["activate"] == "true" {
-            try await services.runtime.activate(name)
-            await services.outbox.clear()
-            return try await self.scenario()
+        let data = try await AdminBody.data(request)
+        guard let json = String(data: data, encoding: .utf8) else {
+            throw ScenarioError(file: "request body", reason: "not UTF-8 text")
         }
-        return await scenarios()
+        let activate = query["activate"] == "true"
+        try await services.state.install(json: json, name: name, activate: activate)
+        return activate ? try await self.scenario() : try await scenarios()
     }
 
     // MARK: - Settings
 
-    private func runtimeSettings() async -> Response {
-        Responses.adminJSON(await services.runtime.current.world.settings)
+    private func runtimeSettings() async throws -> Response {
+        Responses.adminJSON(try await services.state.current().world.settings)
     }
 
     private func patchSettings(_ request: Request) async throws -> Response {
-        Responses.adminJSON(try await services.runtime.patchSettings(try await AdminBody.json(request)))
+        Responses.adminJSON(try await services.state.patchSettings(try await AdminBody.json(request)))
     }
 
     // MARK: - Clock
@@ -103,12 +101,13 @@ struct AdminController: Sendable {
         var offsetSeconds: Double
     }
 
-    private func clock() -> Response {
-        let now = services.clock.now()
+    private func clock() async throws -> Response {
+        let active = try await services.state.current()
+        let now = active.now
         return Responses.adminJSON(
             ClockView(
                 now: Int(now.timeIntervalSince1970), iso8601: now.ISO8601Format(),
-                offsetSeconds: services.clock.offsetSeconds))
+                offsetSeconds: active.control.clockOffsetSeconds))
     }
 
     private func moveClock(_ request: Request) async throws -> Response {
@@ -118,28 +117,31 @@ struct AdminController: Sendable {
         if members.count != 1 {
             reader.report(.root, "send exactly one of advanceSeconds, now (epoch seconds or ISO 8601) or reset: true")
         }
-        let outOfRange = "the clock stays within 1970-01-01 and 9999-12-31"
+        var change: MockState.ClockChange?
         if let raw = members["advanceSeconds"],
             let seconds = reader.integer(
                 raw, at: JSONPath.root.member("advanceSeconds"), in: -31_536_000_00...31_536_000_00)
         {
-            if !services.clock.advance(by: Double(seconds)) {
-                reader.report(JSONPath.root.member("advanceSeconds"), outOfRange)
-            }
+            change = .advance(seconds: Double(seconds))
         }
         if let raw = members["now"], let date = reader.date(raw, at: JSONPath.root.member("now")) {
-            services.clock.set(to: date)
+            change = .set(date)
         }
         if let raw = members["reset"], let flag = reader.bool(raw, at: JSONPath.root.member("reset")) {
             if flag {
-                services.clock.reset()
+                change = .reset
             } else {
                 reader.report(JSONPath.root.member("reset"), "only reset: true is meaningful")
             }
         }
         try AdminBody.check(reader)
-        await services.fireDueEvents()
-        return clock()
+        if let change, try await !services.state.moveClock(change) {
+            let field = members.keys.first ?? "now"
+            throw ScenarioError(
+                file: "request body", path: JSONPath.root.member(field).description,
+                reason: "the clock stays within 1970-01-01 and 9999-12-31")
+        }
+        return try await clock()
     }
 
     // MARK: - Client secrets
@@ -165,10 +167,10 @@ struct AdminController: Sendable {
         guard let clientId else {
             throw ScenarioError(file: "request body", path: "$.clientId", reason: "missing required field")
         }
-        let world = await services.runtime.current.world
+        let active = try await services.state.current()
         do {
             let secret = try await ClientSecretFactory.make(
-                clientId: clientId, world: world, keysDirectory: services.keysDirectory, now: services.clock.now(),
+                clientId: clientId, world: active.world, keysDirectory: services.keysDirectory, now: active.now,
                 lifetime: lifetime, teamId: teamId)
             return Responses.adminJSON(["clientSecret": secret])
         } catch let failure as ClientSecretFactory.Failure {
@@ -178,7 +180,7 @@ struct AdminController: Sendable {
 
     // MARK: - State
 
-    private func consents() async -> Response {
+    private func consents() async throws -> Response {
         /// A consent as shown.
         struct ConsentView: Encodable {
             var userKey: String
@@ -192,20 +194,26 @@ struct AdminController: Sendable {
             var authorizedAt: Int
             var revokedAt: Int?
         }
-        let views = await services.runtime.withSession { world, session in
-            session.allConsents.compactMap { consent -> ConsentView? in
+        let active = try await services.state.current()
+        let views = try await services.state.withSession(active) { session, world in
+            var views: [ConsentView] = []
+            for consent in try await session.allConsents() {
                 guard let user = world.users[consent.userKey], let group = world.appGroups[consent.appGroupId] else {
-                    return nil
+                    continue
                 }
-                return ConsentView(
+                let forwarding =
+                    consent.grantsEmail && consent.hidesEmail
+                    ? try await session.relayForwarding(userKey: consent.userKey, appGroupId: consent.appGroupId)
+                    : nil
+                views.append(ConsentView(
                     userKey: consent.userKey, appGroupId: consent.appGroupId,
                     sub: world.subject(of: user, teamId: group.teamId), status: consent.status, scopes: consent.scopes,
                     hidesEmail: consent.hidesEmail,
-                    relayForwarding: consent.grantsEmail && consent.hidesEmail
-                        ? session.relayForwarding(userKey: consent.userKey, appGroupId: consent.appGroupId) : nil,
+                    relayForwarding: forwarding,
                     authorizedAt: Int(consent.authorizedAt.timeIntervalSince1970),
-                    revokedAt: consent.revokedAt.map { Int($0.timeIntervalSince1970) })
+                    revokedAt: consent.revokedAt.map { Int($0.timeIntervalSince1970) }))
             }
+            return views
         }
         return Responses.adminJSON(["consents": views])
     }

@@ -9,22 +9,27 @@ struct LifecycleController: Sendable {
     func addRoutes(to router: Router<BasicRequestContext>) {
         let admin = router.group("__admin")
         admin.post("events") { request, _ in await AdminBody.run { try await self.trigger(request) } }
-        admin.get("events") { _, _ in await AdminBody.run { await self.events() } }
+        admin.get("events") { _, _ in await AdminBody.run { try await self.events() } }
         admin.get("notifications") { _, _ in
-            await AdminBody.run { Responses.adminJSON(["notifications": await self.services.outbox.all]) }
+            await AdminBody.run {
+                let active = try await self.services.state.current()
+                let views = try await self.services.state.notifications().map { self.view($0, active: active) }
+                return Responses.adminJSON(["notifications": views])
+            }
         }
         admin.get("notifications/:id") { _, context in
             await AdminBody.run {
                 let id = context.parameters.get("id") ?? ""
-                guard let record = await self.services.outbox.record(id) else {
+                guard let record = try await self.services.state.notification(id) else {
                     throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"")
                 }
-                return Responses.adminJSON(record)
+                return Responses.adminJSON(self.view(record, active: try await self.services.state.current()))
             }
         }
         admin.post("notifications/:id/redeliver") { _, context in
             await AdminBody.run {
-                Responses.adminJSON(try await self.services.outbox.redeliver(context.parameters.get("id") ?? ""))
+                let record = try await self.services.state.redeliver(context.parameters.get("id") ?? "")
+                return Responses.adminJSON(self.view(record, active: try await self.services.state.current()))
             }
         }
     }
@@ -43,7 +48,7 @@ struct LifecycleController: Sendable {
         guard let kind, let userHint else {
             throw ScenarioError(file: "request body", reason: "type and user are required")
         }
-        let world = await services.runtime.current.world
+        let world = try await services.state.current().world
         guard let user = world.user(matching: userHint) else {
             throw LifecycleRefusal(
                 kind: .notFound, message: "no user matching \"\(userHint)\" in scenario \"\(world.scenario.name)\"")
@@ -65,18 +70,14 @@ struct LifecycleController: Sendable {
                 file: "request body", path: "$.appGroup",
                 reason: "account-delete concerns the whole account: remove appGroup")
         }
-        let fired = try await services.runtime.applyNow(
-            LifecycleEvent(kind: kind, userKey: user.key, appGroupId: appGroupId), now: services.clock.now())
-        let ids = await services.emit(fired.drafts, world: fired.world)
-        await services.runtime.attachNotifications(ids, to: fired)
+        let entry = try await services.state.applyNow(
+            LifecycleEvent(kind: kind, userKey: user.key, appGroupId: appGroupId))
         services.logger.info(
             "lifecycle event", metadata: ["idp.type": .string(kind.rawValue), "idp.user": .string(user.key)])
-        var entry = fired.entry
-        entry.notificationIds = ids
         return Responses.adminJSON(entry)
     }
 
-    private func events() async -> Response {
+    private func events() async throws -> Response {
         /// A scheduled event still to come.
         struct Upcoming: Encodable {
             var type: String
@@ -89,7 +90,7 @@ struct LifecycleController: Sendable {
             var log: [EventLogEntry]
             var upcoming: [Upcoming]
         }
-        let (log, upcoming) = await services.runtime.events
+        let (log, upcoming) = try await services.state.events()
         return Responses.adminJSON(
             Listing(
                 log: log,
@@ -98,5 +99,28 @@ struct LifecycleController: Sendable {
                         type: $0.event.kind.rawValue, user: $0.event.userKey, appGroupId: $0.event.appGroupId, at: $0.at
                     )
                 }))
+    }
+
+    /// A notification as the control plane shows it: the record, and the JWS as it is posted.
+    struct NotificationView: Encodable {
+        var id: String
+        var appGroupId: String
+        var url: String?
+        var type: String
+        var sub: String
+        /// The signed JWT, as posted in `{"payload": …}` (signed with the key now in force).
+        var payload: String?
+        var createdAt: Date
+        var status: NotificationRecord.Status
+        var attempts: [NotificationRecord.Attempt]
+        var nextAttemptAt: Date?
+    }
+
+    private func view(_ record: NotificationRecord, active: ActiveScenario) -> NotificationView {
+        NotificationView(
+            id: record.id, appGroupId: record.appGroupId, url: record.url, type: record.type, sub: record.sub,
+            payload: try? services.minter.sign(record.claims, settings: active.world.settings),
+            createdAt: record.createdAt, status: record.status, attempts: record.attempts,
+            nextAttemptAt: record.nextAttemptAt)
     }
 }

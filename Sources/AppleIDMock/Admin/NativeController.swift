@@ -21,19 +21,17 @@ struct NativeController: Sendable {
         guard let parsed else {
             throw ScenarioError(file: "request body", reason: "clientId and user (or userId) are required")
         }
-        let world = await services.runtime.current.world
+        let active = try await services.state.current()
+        let world = active.world
         let client = try Self.appClient(parsed.clientId, in: world)
-        let now = services.clock.now()
+        let now = active.now
         let user = try Self.user(parsed, client: client, world: world, now: now)
-        let outcome = try await services.runtime.withSession { world, session in
-            guard world.users[user.key] != nil, world.clients[client.id] != nil else {
-                throw LifecycleRefusal(kind: .notFound, message: "the scenario was switched during the request")
-            }
-            let (consent, isFirst) = try session.authorize(
+        let outcome = try await services.state.withSession(active) { session, world in
+            let (consent, isFirst) = try await session.authorize(
                 userKey: user.key, appGroupId: client.appGroupId, scopes: parsed.scopes,
                 hidesEmail: parsed.hideEmail ?? user.hideEmail, now: now)
             let code = OpaqueToken.make(.code)
-            session.store(
+            try await session.store(
                 code: AuthorizationCodeRecord(
                     code: code, clientId: client.id, appGroupId: client.appGroupId, userKey: user.key, redirectUri: nil,
                     nonce: parsed.nonce, codeChallenge: nil, codeChallengeMethod: nil, issuedAt: now,
@@ -69,20 +67,20 @@ struct NativeController: Sendable {
             throw ScenarioError(
                 file: "request", path: "?clientId&userId", reason: "pass clientId (a bundle id) and userId (a sub)")
         }
-        let world = await services.runtime.current.world
-        let client = try Self.appClient(clientId, in: world)
-        let now = services.clock.now()
-        let state = await services.runtime.withSession { world, session in
+        let active = try await services.state.current()
+        let client = try Self.appClient(clientId, in: active.world)
+        let now = active.now
+        let state = try await services.state.withSession(active) { session, world in
             if let user = world.scenario.users.first(where: { world.subject(of: $0, teamId: client.teamId) == userId })
             {
-                return session.credentialState(userKey: user.key, appGroupId: client.appGroupId)
+                return try await session.credentialState(userKey: user.key, appGroupId: client.appGroupId)
             }
             // The old team's id of a migrated user, during the migration window.
             if let transfer = world.openTransfer(of: client.appGroupId, at: now),
                 let user = world.scenario.users.first(where: {
                     world.subject(of: $0, teamId: transfer.fromTeam) == userId
                 }),
-                session.credentialState(userKey: user.key, appGroupId: client.appGroupId) == .authorized
+                try await session.credentialState(userKey: user.key, appGroupId: client.appGroupId) == .authorized
             {
                 return CredentialState.transferred
             }

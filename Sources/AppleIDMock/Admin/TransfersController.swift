@@ -19,7 +19,7 @@ struct TransfersController: Sendable {
     func addRoutes(to router: Router<BasicRequestContext>) {
         let admin = router.group("__admin")
         admin.post("transfers") { request, _ in await AdminBody.run { try await self.start(request) } }
-        admin.get("transfers") { _, _ in await AdminBody.run { await self.list() } }
+        admin.get("transfers") { _, _ in await AdminBody.run { try await self.list() } }
     }
 
     private func start(_ request: Request) async throws -> Response {
@@ -37,23 +37,21 @@ struct TransfersController: Sendable {
         guard let groupHint, let toTeam else {
             throw ScenarioError(file: "request body", reason: "appGroup and toTeam are required")
         }
-        let world = await services.runtime.current.world
+        let world = try await services.state.current().world
         guard let groupId = world.appGroups[groupHint]?.id ?? world.clients[groupHint]?.appGroupId else {
             throw LifecycleRefusal(kind: .notFound, message: "no app group or client id \"\(groupHint)\"")
         }
-        let transfer = try await services.runtime.startTransfer(
-            appGroupId: groupId, toTeam: toTeam, now: services.clock.now())
+        let transfer = try await services.state.startTransfer(appGroupId: groupId, toTeam: toTeam)
         services.logger.info(
             "app transferred", metadata: ["idp.app_group": .string(groupId), "idp.to_team": .string(toTeam)])
-        return Responses.adminJSON(
-            Self.view(transfer, world: await services.runtime.current.world, now: services.clock.now()))
+        let active = try await services.state.current()
+        return Responses.adminJSON(Self.view(transfer, world: active.world, now: active.now))
     }
 
-    private func list() async -> Response {
-        let world = await services.runtime.current.world
-        let now = services.clock.now()
+    private func list() async throws -> Response {
+        let active = try await services.state.current()
         return Responses.adminJSON([
-            "transfers": await services.runtime.allTransfers.map { Self.view($0, world: world, now: now) }
+            "transfers": active.control.transfers.map { Self.view($0, world: active.world, now: active.now) }
         ])
     }
 

@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// Builds the mock's router: Apple's endpoints, the control plane and `/health`.
-public func buildRouter(services: MockServices) -> Router<BasicRequestContext> {
+func buildRouter(services: MockServices) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: ErrorShieldMiddleware(services: services))
     router.add(middleware: LogRequestsMiddleware(.debug))
@@ -21,20 +22,31 @@ public func buildRouter(services: MockServices) -> Router<BasicRequestContext> {
     return router
 }
 
-/// Builds the whole server for `configuration`: loads and checks scenarios and keys (throwing every
-/// problem, so it never starts half-configured), then wires the router. The CLI, the tests and any
-/// Swift test suite embedding the mock all start here.
+/// Builds the whole server for `configuration`: opens the state store, loads and checks scenarios
+/// and keys (throwing every problem, so it never starts half-configured), then wires the router and
+/// the background services. The CLI, the tests and any Swift test suite embedding the mock all
+/// start here.
 public func buildApplication(
     configuration: ServerConfiguration, clock: MockClock = MockClock(),
     onListening: (@Sendable (_ host: String, _ port: Int) async -> Void)? = nil
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "apple-id-mock")
     logger.logLevel = configuration.logLevel
-    let services = try await MockServices.load(configuration: configuration, clock: clock, logger: logger)
+    let opened = try await StoreOpener.open(configuration.state, logger: logger)
+    let services: MockServices
+    do {
+        services = try await MockServices.load(
+            configuration: configuration, store: opened.store, clock: clock, logger: logger)
+    } catch {
+        await opened.close()
+        throw error
+    }
     return Application(
         router: buildRouter(services: services),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-        services: [NotificationDeliveryService(services: services)],
+        services: opened.services + [
+            NotificationDeliveryService(services: services), HousekeepingService(services: services),
+        ],
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)
         },

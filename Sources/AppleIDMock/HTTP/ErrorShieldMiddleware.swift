@@ -13,6 +13,9 @@ struct ErrorShieldMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError where error.status.code < 500 {
             throw error
+        } catch let failure as StoreUnavailable {
+            if request.uri.path.hasPrefix("/__admin") { return await AdminBody.run { throw failure } }
+            return Responses.oauthError(.unavailable(failure))
         } catch {
             services.logger.error(
                 "unexpected error", metadata: ["idp.path": .string(request.uri.path), "error": "\(error)"])

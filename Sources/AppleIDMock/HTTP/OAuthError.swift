@@ -7,6 +7,8 @@ public struct OAuthError: Error, Sendable, Equatable {
     public var description: String?
     /// Why we refused, for the server log only (Apple's body stays bare).
     public var logReason: String?
+    /// The HTTP status: 400, or 503 when the state store is down.
+    public var httpStatus = 400
 
     public init(_ code: String, description: String? = nil, reason: String? = nil) {
         self.code = code
@@ -27,6 +29,13 @@ public struct OAuthError: Error, Sendable, Equatable {
     /// `invalid_grant` with Apple's description.
     public static func invalidGrant(_ description: String?, reason: String? = nil) -> OAuthError {
         OAuthError("invalid_grant", description: description, reason: reason)
+    }
+
+    /// `temporarily_unavailable` (HTTP 503) naming why the state store cannot serve the request.
+    public static func unavailable(_ failure: StoreUnavailable) -> OAuthError {
+        var error = OAuthError("temporarily_unavailable", description: failure.description)
+        error.httpStatus = 503
+        return error
     }
 
     /// Apple's text for an unknown, expired or revoked code.

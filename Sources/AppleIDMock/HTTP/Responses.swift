@@ -38,7 +38,9 @@ enum Responses {
 
     /// Apple's error body: HTTP 400, `{"error":…}` plus `error_description` where Apple writes one.
     static func oauthError(_ error: OAuthError) -> Response {
-        appleJSON(ErrorBody(error: error.code, errorDescription: error.description), status: .badRequest)
+        appleJSON(
+            ErrorBody(error: error.code, errorDescription: error.description),
+            status: HTTPResponse.Status(code: error.httpStatus))
     }
 
     /// Pretty JSON for the control plane.

@@ -17,12 +17,16 @@ public struct ServerConfiguration: Sendable {
     public var scenario: String
     /// The log level.
     public var logLevel: Logger.Level
+    /// Where the state lives (`--state`).
+    public var state: StoreLocation
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil,
         scenariosDirectory: String = "scenarios",
-        keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .notice
+        keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .notice,
+        state: StoreLocation = .memory
     ) {
+        self.state = state
         self.host = host
         self.port = port
         self.publicBaseURL = publicBaseURL

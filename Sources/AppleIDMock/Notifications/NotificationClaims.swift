@@ -2,7 +2,7 @@ import Foundation
 
 /// The claims of a server-to-server notification JWT (reference §9). `events` is a JSON **string**,
 /// as in real payloads, not an object as the documentation shows.
-struct NotificationClaims: Encodable, Sendable {
+struct NotificationClaims: Codable, Sendable {
     var iss = "https://appleid.apple.com"
     var aud: String
     var iat: Int

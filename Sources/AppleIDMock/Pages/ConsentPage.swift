@@ -8,11 +8,13 @@ enum ConsentPage {
         static let action = "mock_action"
     }
 
-    static func render(request: AuthorizationRequest, world: World, session: SessionState, formAction: String) -> String
+    /// The page for `request`; `returning` holds the users whose consent to the app group stands.
+    static func render(request: AuthorizationRequest, world: World, returning: Set<String>, formAction: String)
+        -> String
     {
         let hidden = request.parameters.map { PageLayout.hidden($0.0, $0.1) }.joined(separator: "\n")
         let users = world.scenario.users.enumerated().map { index, user in
-            userOption(user, checked: index == 0, request: request, world: world, session: session)
+            userOption(user, checked: index == 0, isReturning: returning.contains(user.key))
         }.joined(separator: "\n")
         let emailChoice =
             request.scopes.contains("email")
@@ -42,11 +44,11 @@ enum ConsentPage {
     }
 
     private static func userOption(
-        _ user: User, checked: Bool, request: AuthorizationRequest, world: World, session: SessionState
+        _ user: User, checked: Bool, isReturning: Bool
     ) -> String {
         let name = [user.name?.firstName, user.name?.lastName].compactMap { $0 }.joined(separator: " ")
         let returning =
-            session.consent(userKey: user.key, appGroupId: request.client.appGroupId)?.status == .authorized
+            isReturning
             ? " · already signed in to this app (no name or email this time)" : ""
         let hides = user.hideEmail ? " · hides email by default" : ""
         let label =

@@ -39,7 +39,8 @@ struct AuthorizeController: Sendable {
         if body && RequestReading.isForm(request) {
             form = try RequestReading.form(try await RequestReading.bodyText(request)).merging(fallback: form)
         }
-        let world = await services.runtime.current.world
+        let active = try await services.state.current()
+        let world = active.world
         let authorization = try AuthorizationRequest.parse(form, world: world)
         if let hint = authorization.loginHint {
             guard let user = world.user(matching: hint) else {
@@ -49,12 +50,19 @@ struct AuthorizeController: Sendable {
                         "login_hint \"\(hint)\" matches no user key, email, sub or relay address of scenario \"\(world.scenario.name)\""
                 )
             }
-            return try await complete(authorization, userKey: user.key, hidesEmail: user.hideEmail)
+            return try await complete(authorization, userKey: user.key, hidesEmail: user.hideEmail, active: active)
         }
         let action = (services.publicBaseURL ?? "") + Self.consentPath
-        let page = await services.runtime.withSession { world, session in
-            ConsentPage.render(request: authorization, world: world, session: session, formAction: action)
+        let groupId = authorization.client.appGroupId
+        let returning = try await services.state.withSession(active) { session, world in
+            var keys = Set<String>()
+            for user in world.scenario.users
+            where try await session.consent(userKey: user.key, appGroupId: groupId)?.status == .authorized {
+                keys.insert(user.key)
+            }
+            return keys
         }
+        let page = ConsentPage.render(request: authorization, world: world, returning: returning, formAction: action)
         return Responses.html(page)
     }
 
@@ -63,7 +71,8 @@ struct AuthorizeController: Sendable {
             throw OAuthError.invalidRequest("the consent form must be form-urlencoded")
         }
         let form = try RequestReading.form(try await RequestReading.bodyText(request))
-        let world = await services.runtime.current.world
+        let active = try await services.state.current()
+        let world = active.world
         let own = FormParameters(pairs: form.pairs.filter { AuthorizationRequest.parameterNames.contains($0.name) })
         let authorization = try AuthorizationRequest.parse(own, world: world)
         switch try form.field(ConsentPage.Field.action) {
@@ -80,26 +89,26 @@ struct AuthorizeController: Sendable {
                 case "hide": true
                 default: user.hideEmail
                 }
-            return try await complete(authorization, userKey: user.key, hidesEmail: hides)
+            return try await complete(authorization, userKey: user.key, hidesEmail: hides, active: active)
         default:
             throw OAuthError.invalidRequest("\(ConsentPage.Field.action) must be continue or cancel")
         }
     }
 
     /// The user consented: record the consent, mint the code (and id_token) and send them back.
-    private func complete(_ authorization: AuthorizationRequest, userKey: String, hidesEmail: Bool) async throws
-        -> Response
-    {
-        let now = services.clock.now()
-        let outcome = try await services.runtime.withSession { world, session in
+    private func complete(
+        _ authorization: AuthorizationRequest, userKey: String, hidesEmail: Bool, active: ActiveScenario
+    ) async throws -> Response {
+        let now = active.now
+        let outcome = try await services.state.withSession(active) { session, world in
             guard let user = world.users[userKey] else {
                 throw OAuthError.invalidRequest("user \(userKey) is not in the scenario")
             }
-            let (consent, isFirst) = try session.authorize(
+            let (consent, isFirst) = try await session.authorize(
                 userKey: userKey, appGroupId: authorization.client.appGroupId, scopes: authorization.scopes,
                 hidesEmail: hidesEmail, now: now)
             let code = OpaqueToken.make(.code)
-            session.store(
+            try await session.store(
                 code: AuthorizationCodeRecord(
                     code: code, clientId: authorization.client.id, appGroupId: authorization.client.appGroupId,
                     userKey: userKey, redirectUri: authorization.redirectUri, nonce: authorization.nonce,

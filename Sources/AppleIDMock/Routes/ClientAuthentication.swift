@@ -15,7 +15,7 @@ extension MockServices {
         guard let client = active.world.clients[clientId] else {
             throw .invalidClient("no client \"\(clientId)\" in scenario \"\(active.world.scenario.name)\"")
         }
-        let now = clock.now()
+        let now = active.now
         let team = try await active.secrets.verify(
             secret, for: client, teams: active.world.acceptedTeams(for: client, at: now), now: now,
             iatLeeway: active.world.settings.clientSecretIatLeewaySeconds)

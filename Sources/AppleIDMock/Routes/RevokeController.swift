@@ -12,7 +12,7 @@ struct RevokeController: Sendable {
 
     private func revoke(_ request: Request) async -> Response {
         do {
-            let active = await services.runtime.current
+            let active = try await services.state.current()
             let body = try await RequestReading.bodyText(request)
             let form: FormParameters
             if RequestReading.isForm(request) {
@@ -29,15 +29,16 @@ struct RevokeController: Sendable {
             let client = try await services.authenticateClient(form, in: active)
             guard let token = try form.field("token") else { throw OAuthError.invalidRequest("token is missing") }
             let hint = try form.field("token_type_hint")
-            let now = services.clock.now()
-            let revoked = await services.runtime.withSession { _, session in
-                session.revoke(token: token, clientId: client.id, hint: hint, now: now)
+            let now = active.now
+            let revokedUser = try await services.state.withSession(active) { session, _ in
+                try await session.revoke(token: token, clientId: client.id, hint: hint, now: now)
             }
-            if revoked && active.world.settings.notifyOnRevokeEndpoint {
-                try await notifyRevocation(token: token, client: client, now: now)
+            if let revokedUser, active.world.settings.notifyOnRevokeEndpoint {
+                try await notifyRevocation(userKey: revokedUser, client: client, active: active)
             }
             services.logger.info(
-                "revoke", metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revoked)])
+                "revoke",
+                metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revokedUser != nil)])
             return Responses.emptyOK()
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "revoke"))
@@ -46,13 +47,12 @@ struct RevokeController: Sendable {
 
     /// Sends `consent-revoked` for a consent `/auth/revoke` ended (the `notifyOnRevokeEndpoint` switch:
     /// whether Apple does so is not confirmed).
-    private func notifyRevocation(token: String, client: World.Client, now: Date) async throws {
-        let world = await services.runtime.current.world
-        let userKey = await services.runtime.withSession { _, session in session.owner(ofToken: token) }
-        guard let userKey, let user = world.users[userKey] else { return }
+    private func notifyRevocation(userKey: String, client: World.Client, active: ActiveScenario) async throws {
+        let world = active.world
+        guard let user = world.users[userKey] else { return }
         let draft = NotificationDraft(
             appGroupId: client.appGroupId, kind: .consentRevoked, sub: world.subject(of: user, teamId: client.teamId),
-            email: nil, eventTime: now)
-        _ = await services.emit([draft], world: world)
+            email: nil, eventTime: active.now)
+        try await services.state.emit([draft], active: active)
     }
 }

@@ -20,7 +20,7 @@ struct TokenController: Sendable {
     }
 
     private func exchange(_ request: Request) async throws -> Response {
-        let active = await services.runtime.current
+        let active = try await services.state.current()
         let form = try await RequestReading.tokenForm(request, settings: active.world.settings)
         let grantType = try form.field("grant_type")
         guard let grantType, ["authorization_code", "refresh_token", "client_credentials"].contains(grantType) else {
@@ -31,29 +31,31 @@ struct TokenController: Sendable {
         if let required, try form.field(required) == nil { throw OAuthError.invalidRequest("\(required) is missing") }
         let (client, team) = try await services.authenticate(form, in: active)
         switch grantType {
-        case "authorization_code": return try await redeemCode(form, client: client)
-        case "client_credentials": return try await clientCredentials(form, client: client, team: team)
-        default: return try await refresh(form, client: client)
+        case "authorization_code": return try await redeemCode(form, client: client, active: active)
+        case "client_credentials": return try await clientCredentials(form, client: client, team: team, active: active)
+        default: return try await refresh(form, client: client, active: active)
         }
     }
 
-    private func redeemCode(_ form: FormParameters, client: World.Client) async throws -> Response {
+    private func redeemCode(_ form: FormParameters, client: World.Client, active: ActiveScenario) async throws
+        -> Response
+    {
         guard let code = try form.field("code") else { throw OAuthError.invalidRequest("code is missing") }
         let redirectUri = try form.field("redirect_uri")
         let verifier = try form.field("code_verifier")
-        let now = services.clock.now()
-        let issued = try await services.runtime.withSession { world, session in
-            let record = try session.redeem(
+        let now = active.now
+        let issued = try await services.state.withSession(active) { session, world in
+            let record = try await session.redeem(
                 code: code, clientId: client.id, redirectUri: redirectUri, codeVerifier: verifier,
                 pkce: world.settings.pkce,
                 now: now)
             guard let user = world.users[record.userKey],
-                let consent = session.consent(userKey: record.userKey, appGroupId: record.appGroupId)
+                let consent = try await session.consent(userKey: record.userKey, appGroupId: record.appGroupId)
             else { throw OAuthError.codeExpired }
             let tokens = Self.newTokens(
                 for: record.userKey, client: client, generation: consent.generation, authTime: record.authTime,
                 nonce: record.nonce, world: world, now: now, withRefresh: true)
-            session.store(access: tokens.access, refresh: tokens.refresh, now: now)
+            try await session.store(access: tokens.access, refresh: tokens.refresh)
             let subject = IdentityTokenFactory.Subject(
                 user: user, consent: consent, client: client, nonce: record.nonce, authTime: record.authTime)
             return (world: world, subject: subject, access: tokens.access, refresh: tokens.refresh)
@@ -67,20 +69,20 @@ struct TokenController: Sendable {
         return Responses.appleJSON(response)
     }
 
-    private func refresh(_ form: FormParameters, client: World.Client) async throws -> Response {
+    private func refresh(_ form: FormParameters, client: World.Client, active: ActiveScenario) async throws
+        -> Response
+    {
         guard let token = try form.field("refresh_token") else {
             throw OAuthError.invalidRequest("refresh_token is missing")
         }
-        let now = services.clock.now()
-        let issued = try await services.runtime.withSession { world, session in
-            let record = try session.refreshToken(token, clientId: client.id)
-            guard let user = world.users[record.userKey],
-                let consent = session.consent(userKey: record.userKey, appGroupId: record.appGroupId)
-            else { throw OAuthError.tokenRevoked }
+        let now = active.now
+        let issued = try await services.state.withSession(active) { session, world in
+            let (record, consent) = try await session.refreshToken(token, clientId: client.id)
+            guard let user = world.users[record.userKey] else { throw OAuthError.tokenRevoked }
             let tokens = Self.newTokens(
                 for: record.userKey, client: client, generation: consent.generation, authTime: record.authTime,
                 nonce: record.nonce, world: world, now: now, withRefresh: false)
-            session.store(access: tokens.access, refresh: nil, now: now)
+            try await session.store(access: tokens.access, refresh: nil)
             let subject = IdentityTokenFactory.Subject(
                 user: user, consent: consent, client: client, nonce: record.nonce, authTime: record.authTime)
             return (world: world, subject: subject, access: tokens.access)
@@ -99,17 +101,18 @@ struct TokenController: Sendable {
 
     /// A team's token for user migration: `scope=user.migration` only, for the owner's secret or,
     /// during a migration window, the previous owner's.
-    private func clientCredentials(_ form: FormParameters, client: World.Client, team: String) async throws -> Response
-    {
+    private func clientCredentials(
+        _ form: FormParameters, client: World.Client, team: String, active: ActiveScenario
+    ) async throws -> Response {
         guard let scope = try form.field("scope") else { throw OAuthError("invalid_scope", reason: "scope is missing") }
         guard scope == "user.migration" else {
             throw OAuthError("invalid_scope", reason: "scope must be user.migration, found \(scope)")
         }
-        let now = services.clock.now()
-        let lifetime = await services.runtime.withSession { world, session in
+        let now = active.now
+        let lifetime = try await services.state.withSession(active) { session, world in
             let lifetime = world.settings.accessTokenLifetimeSeconds
             let token = OpaqueToken.make(.accessToken)
-            session.store(
+            try await session.store(
                 migrationToken: MigrationTokenRecord(
                     token: token, clientId: client.id, teamId: team, expiresAt: now.addingTimeInterval(Double(lifetime))
                 ))

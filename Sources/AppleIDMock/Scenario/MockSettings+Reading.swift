@@ -6,7 +6,7 @@ extension MockSettings {
         "clientSecretIatLeewaySeconds", "wrongContentTypeError", "requireHttpsRedirectUris", "signingKeyId",
         "jwksOrder", "notificationDeleteType", "notificationEventTimeUnit", "notifyOnRevokeEndpoint",
         "notificationMaxAttempts", "notificationRetryInitialMilliseconds", "notificationRetryMaxMilliseconds",
-        "notificationTimeoutMilliseconds", "migrationWindowDays",
+        "notificationTimeoutMilliseconds", "migrationWindowDays", "historyLimit",
     ]
 
     /// Applies the members of a JSON object over these settings, reporting bad members to `reader`.
@@ -50,6 +50,7 @@ extension MockSettings {
         number("notificationRetryMaxMilliseconds", 1...3_600_000, \.notificationRetryMaxMilliseconds)
         number("notificationTimeoutMilliseconds", 1...600_000, \.notificationTimeoutMilliseconds)
         number("migrationWindowDays", 1...3_650, \.migrationWindowDays)
+        number("historyLimit", 10...100_000, \.historyLimit)
         flag("omitIsPrivateEmailWhenFalse", \.omitIsPrivateEmailWhenFalse)
         flag("refreshReturnsIdToken", \.refreshReturnsIdToken)
         flag("requireHttpsRedirectUris", \.requireHttpsRedirectUris)

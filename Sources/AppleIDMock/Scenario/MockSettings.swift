@@ -101,6 +101,8 @@ public struct MockSettings: Sendable, Codable, Equatable {
     public var notificationTimeoutMilliseconds = 5_000
     /// Days after a transfer during which migration works and id_tokens carry `transfer_sub`.
     public var migrationWindowDays = 60
+    /// How many lifecycle events and notifications the mock keeps (the oldest go first).
+    public var historyLimit = 1_000
 
     public init() {}
 }

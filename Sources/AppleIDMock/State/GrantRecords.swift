@@ -2,7 +2,7 @@ import Foundation
 
 /// An authorization code: single use, short-lived, bound to the client, the return URL and any
 /// PKCE challenge, and to the consent it came from.
-public struct AuthorizationCodeRecord: Sendable {
+public struct AuthorizationCodeRecord: Sendable, Codable {
     public var code: String
     public var clientId: String
     public var appGroupId: String
@@ -22,7 +22,7 @@ public struct AuthorizationCodeRecord: Sendable {
 }
 
 /// An opaque access token (`a…`): lives an hour; revoking it ends the consent.
-public struct AccessTokenRecord: Sendable {
+public struct AccessTokenRecord: Sendable, Codable {
     public var token: String
     public var clientId: String
     public var appGroupId: String
@@ -32,7 +32,7 @@ public struct AccessTokenRecord: Sendable {
 }
 
 /// An opaque refresh token (`r…`): no expiry; valid while the consent it came from stands.
-public struct RefreshTokenRecord: Sendable {
+public struct RefreshTokenRecord: Sendable, Codable {
     public var token: String
     public var clientId: String
     public var appGroupId: String

@@ -28,7 +28,7 @@ struct MigrationController: Sendable {
 
     private func migrate(_ request: Request) async -> Response {
         do {
-            let active = await services.runtime.current
+            let active = try await services.state.current()
             let form = try await RequestReading.tokenForm(request, settings: active.world.settings)
             guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
                 case let bearer = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces),
@@ -38,22 +38,22 @@ struct MigrationController: Sendable {
             let sub = try form.field("sub")
             let target = try form.field("target")
             let transferSub = try form.field("transfer_sub")
-            let now = services.clock.now()
-            let answer = try await services.runtime.withSession { world, session in
-                _ = try session.migrationBearer(bearer, clientId: client.id, teamId: team, now: now)
+            let now = active.now
+            let answer = try await services.state.withSession(active) { session, world in
+                _ = try await session.migrationBearer(bearer, clientId: client.id, teamId: team, now: now)
                 let answer: Answer
                 switch (sub, target, transferSub) {
                 case (let sub?, let target?, nil):
-                    answer = try Self.transferSubject(
+                    answer = try await Self.transferSubject(
                         sub: sub, target: target, client: client, team: team, world: world, session: session, now: now)
                 case (nil, nil, let transferSub?):
-                    answer = try Self.recipientSubject(
+                    answer = try await Self.recipientSubject(
                         transferSub: transferSub, client: client, team: team, world: world, session: session, now: now)
                 default:
                     throw OAuthError.invalidRequest(
                         "send either sub and target (sending team) or transfer_sub (recipient team)")
                 }
-                session.spendForMigration(bearer)  // a user access token is single use, once the call succeeds
+                try await session.spendForMigration(bearer, now: now)  // a user access token is single use, once the call succeeds
                 return answer
             }
             return Responses.appleJSON(answer)
@@ -65,24 +65,24 @@ struct MigrationController: Sendable {
     /// Step 1: the sending team's `sub` → the `transfer_sub` for `target`. Allowed before the transfer
     /// and during the window after it.
     private static func transferSubject(
-        sub: String, target: String, client: World.Client, team: String, world: World, session: SessionState, now: Date
-    ) throws(OAuthError) -> Answer {
+        sub: String, target: String, client: World.Client, team: String, world: World, session: Session, now: Date
+    ) async throws -> Answer {
         let transfer = world.transfers[client.appGroupId]
         if let transfer {
             guard team == transfer.fromTeam else {
-                throw .invalidRequest(
+                throw OAuthError.invalidRequest(
                     "only the sending team \(transfer.fromTeam) creates transfer ids for \(client.appGroupId)")
             }
             guard transfer.isOpen(at: now, days: world.settings.migrationWindowDays) else {
-                throw .invalidRequest(
+                throw OAuthError.invalidRequest(
                     "the migration window of \(client.appGroupId) closed at \(transfer.windowEnd(days: world.settings.migrationWindowDays))"
                 )
             }
         }
         guard world.teams[target] != nil, target != team, transfer.map({ $0.toTeam == target }) ?? true else {
-            throw .invalidRequest("target \(target) is not the recipient team of \(client.appGroupId)")
+            throw OAuthError.invalidRequest("target \(target) is not the recipient team of \(client.appGroupId)")
         }
-        let user = try migratableUser(
+        let user = try await migratableUser(
             world.scenario.users.first { world.subject(of: $0, teamId: team) == sub }, sub: sub, client: client,
             session: session)
         return Answer(
@@ -91,13 +91,13 @@ struct MigrationController: Sendable {
 
     /// Step 2: the recipient's `transfer_sub` → its own `sub`, and the new relay address if the user hid theirs.
     private static func recipientSubject(
-        transferSub: String, client: World.Client, team: String, world: World, session: SessionState, now: Date
-    ) throws(OAuthError) -> Answer {
+        transferSub: String, client: World.Client, team: String, world: World, session: Session, now: Date
+    ) async throws -> Answer {
         guard let transfer = world.transfers[client.appGroupId], team == transfer.toTeam else {
-            throw .invalidRequest("\(client.appGroupId) was not transferred to team \(team)")
+            throw OAuthError.invalidRequest("\(client.appGroupId) was not transferred to team \(team)")
         }
         guard transfer.isOpen(at: now, days: world.settings.migrationWindowDays) else {
-            throw .invalidRequest(
+            throw OAuthError.invalidRequest(
                 "the migration window of \(client.appGroupId) closed at \(transfer.windowEnd(days: world.settings.migrationWindowDays))"
             )
         }
@@ -105,9 +105,9 @@ struct MigrationController: Sendable {
             IdentifierDerivation.transferSubject(userKey: $0.key, fromTeam: transfer.fromTeam, toTeam: team)
                 == transferSub
         }
-        let user = try migratableUser(match, sub: transferSub, client: client, session: session)
-        guard let consent = session.consent(userKey: user.key, appGroupId: client.appGroupId) else {
-            throw .invalidRequest("user never authorized \(client.appGroupId)")
+        let user = try await migratableUser(match, sub: transferSub, client: client, session: session)
+        guard let consent = try await session.consent(userKey: user.key, appGroupId: client.appGroupId) else {
+            throw OAuthError.invalidRequest("user never authorized \(client.appGroupId)")
         }
         let identity = world.emailIdentity(of: user, consent: consent, teamId: team)
         let relay = identity?.isPrivate == true ? identity : nil
@@ -117,12 +117,12 @@ struct MigrationController: Sendable {
 
     /// The user behind an identifier, if they still authorize the app group (Apple refuses users who
     /// revoked before migration with `invalid_request`).
-    private static func migratableUser(_ user: User?, sub: String, client: World.Client, session: SessionState)
-        throws(OAuthError) -> User
+    private static func migratableUser(_ user: User?, sub: String, client: World.Client, session: Session)
+        async throws -> User
     {
-        guard let user else { throw .invalidRequest("no user with id \(sub) for this team") }
-        guard session.credentialState(userKey: user.key, appGroupId: client.appGroupId) == .authorized else {
-            throw .invalidRequest(
+        guard let user else { throw OAuthError.invalidRequest("no user with id \(sub) for this team") }
+        guard try await session.credentialState(userKey: user.key, appGroupId: client.appGroupId) == .authorized else {
+            throw OAuthError.invalidRequest(
                 "user \(user.key) revoked access to \(client.appGroupId) (or never authorized it) before migration")
         }
         return user

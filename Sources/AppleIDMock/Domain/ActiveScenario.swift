@@ -1,0 +1,59 @@
+import Foundation
+
+/// The state a request works with, read once when it starts: the world in force (the scenario with
+/// its settings patch and transfers), its client-secret verifier, the control record, and the
+/// instant on the mock's clock.
+public struct ActiveScenario: Sendable {
+    /// The resolved world.
+    public let world: World
+    /// Checks client secrets against the world's developer keys.
+    public let secrets: ClientSecretVerifier
+    /// The control record it was built from.
+    public let control: ControlState
+    /// The store revision of that record.
+    let revision: Int64
+    /// The scenario's scheduled events in schedule order (start-up ones first).
+    let scheduledEvents: [ScheduledEvent]
+    /// The scenario's scheduled transfers in schedule order.
+    let scheduledTransfers: [ScheduledTransfer]
+    /// Where an uploaded scenario came from (`nil`: the scenarios folder).
+    let upload: UploadedScenario?
+    /// The base clock.
+    private let clock: MockClock
+
+    init(
+        world: World, secrets: ClientSecretVerifier, control: ControlState, revision: Int64, clock: MockClock,
+        upload: UploadedScenario?
+    ) {
+        self.clock = clock
+        self.world = world
+        self.secrets = secrets
+        self.control = control
+        self.revision = revision
+        self.upload = upload
+        scheduledEvents = Self.inScheduleOrder(world.scenario.events, at: \.at)
+        scheduledTransfers = Self.inScheduleOrder(world.scenario.transfers, at: \.at)
+    }
+
+    /// The instant on the mock's clock: the base clock plus the control plane's offset.
+    public var now: Date { clock.now().addingTimeInterval(control.clockOffsetSeconds) }
+
+    /// The scheduled events still to come.
+    var upcomingEvents: ArraySlice<ScheduledEvent> { scheduledEvents.dropFirst(control.firedEvents) }
+
+    /// Whether a scheduled event or transfer is due at `now`.
+    func hasDueWork(at now: Date) -> Bool {
+        let event = scheduledEvents.dropFirst(control.firedEvents).first
+        let transfer = scheduledTransfers.dropFirst(control.firedTransfers).first
+        return (event.map { ($0.at ?? .distantPast) <= now } ?? false)
+            || (transfer.map { ($0.at ?? .distantPast) <= now } ?? false)
+    }
+
+    /// Sorted by time, start-up items (no time) first, ties in file order.
+    private static func inScheduleOrder<T>(_ items: [T], at: KeyPath<T, Date?>) -> [T] {
+        items.enumerated().sorted { lhs, rhs in
+            let (left, right) = (lhs.element[keyPath: at] ?? .distantPast, rhs.element[keyPath: at] ?? .distantPast)
+            return left == right ? lhs.offset < rhs.offset : left < right
+        }.map(\.element)
+    }
+}

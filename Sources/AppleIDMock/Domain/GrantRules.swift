@@ -1,0 +1,157 @@
+import Crypto
+import Foundation
+
+/// The grant rules as pure functions on values: what a sign-in, a code exchange, a refresh or a
+/// migration bearer check decides, given the records involved. `Session` loads and stores them.
+enum GrantRules {
+    /// Authorizes a user for a group: a standing consent is reused as it is (scopes frozen);
+    /// otherwise a new one is granted, and `isFirst` is true. A deleted Apple Account cannot sign in.
+    static func authorize(
+        existing: Consent?, accountDeleted: Bool, userKey: String, appGroupId: String, scopes: [String],
+        hidesEmail: Bool, now: Date
+    ) throws(OAuthError) -> (consent: Consent, isFirst: Bool) {
+        guard !accountDeleted else {
+            throw OAuthError(
+                "invalid_request", description: "Invalid request.",
+                reason: "the Apple Account of user \(userKey) was deleted")
+        }
+        if let existing, existing.status == .authorized { return (existing, false) }
+        let consent = Consent(
+            userKey: userKey, appGroupId: appGroupId, scopes: scopes.filter { $0 == "name" || $0 == "email" }.sorted(),
+            hidesEmail: hidesEmail, status: .authorized, generation: (existing?.generation ?? 0) + 1,
+            authorizedAt: now, revokedAt: nil)
+        return (consent, true)
+    }
+
+    /// Whether `consent` is the standing authorization of generation `generation`.
+    static func isStanding(_ consent: Consent?, generation: Int) -> Bool {
+        consent?.status == .authorized && consent?.generation == generation
+    }
+
+    /// Exchanges a code, applying Apple's checks in order; returns it marked as redeemed.
+    static func redeem(
+        _ record: AuthorizationCodeRecord?, consent: Consent?, clientId: String, redirectUri: String?,
+        codeVerifier: String?, pkce: MockSettings.PKCEMode, now: Date
+    ) throws(OAuthError) -> AuthorizationCodeRecord {
+        guard var record else { throw .codeExpired }
+        if record.redeemedAt != nil { throw .codeUsed }
+        guard now < record.expiresAt, isStanding(consent, generation: record.consentGeneration) else {
+            throw .codeExpired
+        }
+        guard record.clientId == clientId else {
+            throw .invalidGrant("client_id mismatch. The code was not issued to \(clientId).")
+        }
+        if record.redirectUri != nil && redirectUri == nil {
+            throw .invalidRequest("redirect_uri is required: the authorization used one")
+        }
+        guard record.redirectUri == redirectUri else {
+            throw .invalidGrant("redirect_uri mismatch. The code was not issued to \(redirectUri ?? "").")
+        }
+        try checkPKCE(record: record, verifier: codeVerifier, mode: pkce)
+        record.redeemedAt = now
+        return record
+    }
+
+    private static func checkPKCE(
+        record: AuthorizationCodeRecord, verifier: String?, mode: MockSettings.PKCEMode
+    ) throws(OAuthError) {
+        guard mode != .off else { return }
+        guard let challenge = record.codeChallenge else {
+            if verifier != nil, mode == .strict {
+                throw .invalidGrant(nil, reason: "code_verifier sent, but the authorization had no code_challenge")
+            }
+            return
+        }
+        guard let verifier else {
+            throw .invalidGrant(nil, reason: "the authorization had a code_challenge; code_verifier is missing")
+        }
+        let computed =
+            record.codeChallengeMethod == "S256"
+            ? Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded : verifier
+        guard computed == challenge else {
+            throw .invalidGrant(nil, reason: "code_verifier does not match the code_challenge")
+        }
+    }
+
+    /// A refresh token that still works for `clientId`.
+    static func refresh(_ record: RefreshTokenRecord?, consent: Consent?, clientId: String) throws(OAuthError)
+        -> RefreshTokenRecord
+    {
+        guard let record, isStanding(consent, generation: record.consentGeneration) else { throw .tokenRevoked }
+        guard record.clientId == clientId else {
+            throw .invalidGrant(nil, reason: "the refresh token was issued to \(record.clientId), not \(clientId)")
+        }
+        return record
+    }
+
+    /// Checks a bearer token for `/auth/usermigrationinfo` (reference §8): a team token of this client,
+    /// or a user access token of this client whose consent stands, single use for migration. Both
+    /// last an hour.
+    static func migrationBearer(
+        teamToken: MigrationTokenRecord?, userToken: AccessTokenRecord?, userConsent: Consent?, spent: Bool,
+        clientId: String, teamId: String, now: Date
+    ) throws(OAuthError) -> MigrationBearer {
+        if let record = teamToken {
+            guard record.clientId == clientId, record.teamId == teamId else {
+                throw .invalidRequest("the bearer token was issued to \(record.clientId) of team \(record.teamId)")
+            }
+            guard now < record.expiresAt else { throw .invalidGrant(nil, reason: "the bearer token expired") }
+            return MigrationBearer(teamId: record.teamId)
+        }
+        if let record = userToken {
+            guard record.clientId == clientId else {
+                throw .invalidRequest("the bearer token was issued to \(record.clientId)")
+            }
+            guard now < record.expiresAt, isStanding(userConsent, generation: record.consentGeneration) else {
+                throw .invalidGrant(nil, reason: "the user access token expired or its consent ended")
+            }
+            guard !spent else {
+                throw .invalidGrant(nil, reason: "the user access token was already used for migration")
+            }
+            return MigrationBearer(teamId: teamId)
+        }
+        throw .invalidGrant(nil, reason: "unknown bearer token")
+    }
+
+    /// The credential state of a user for an app group.
+    static func credentialState(consent: Consent?, accountDeleted: Bool) -> CredentialState {
+        if accountDeleted { return .revoked }
+        guard let consent else { return .notFound }
+        return consent.status == .authorized ? .authorized : .revoked
+    }
+}
+
+/// A team's access token from the `client_credentials` grant (`scope=user.migration`): an hour long,
+/// reusable, bound to the client and the team whose secret obtained it.
+public struct MigrationTokenRecord: Sendable, Codable {
+    public var token: String
+    public var clientId: String
+    public var teamId: String
+    public var expiresAt: Date
+}
+
+/// The bearer of a `/auth/usermigrationinfo` call, once checked.
+public struct MigrationBearer: Sendable, Equatable {
+    /// The team the token speaks for.
+    public var teamId: String
+}
+
+/// What an app sees for a user id (`ASAuthorizationAppleIDProvider.getCredentialState`).
+public enum CredentialState: String, Sendable, Codable {
+    case authorized
+    case revoked
+    case notFound
+    case transferred
+}
+
+/// Why a lifecycle event or native call cannot be carried out.
+public struct LifecycleRefusal: Error, Sendable, Equatable {
+    /// Whether something named does not exist, or exists but the event does not apply to it.
+    public enum Kind: Sendable, Equatable {
+        case notFound
+        case notApplicable
+    }
+
+    public var kind: Kind
+    public var message: String
+}

@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// The scenarios the mock can serve: those loaded from the scenarios folder at start-up, and those
+/// uploaded over HTTP (kept in the store, parsed here once per text). Each is checked against the
+/// signing keys; the client-secret verifier of each is built once.
+public final class ScenarioCatalog: Sendable {
+    /// The scenarios of the folder, by name.
+    let bundled: [String: Scenario]
+    /// The signing keys scenarios may name.
+    let keyRing: SigningKeyRing
+    private let parsed = Mutex<[String: Scenario]>([:])
+    private let verifiers = Mutex<[String: ClientSecretVerifier]>([:])
+
+    init(bundled: [String: Scenario], keyRing: SigningKeyRing) throws(ScenarioError) {
+        for scenario in bundled.values.sorted(by: { $0.name < $1.name }) {
+            try Self.check(scenario, against: keyRing)
+        }
+        self.bundled = bundled
+        self.keyRing = keyRing
+    }
+
+    /// Loads and checks every scenario of `directory` against the signing keys of `keysDirectory`;
+    /// returns their names, or throws every problem found (the `validate` command).
+    public static func validate(directory: String, keysDirectory: String) throws(ScenarioError) -> [String] {
+        let catalog = try ScenarioCatalog(
+            bundled: try ScenarioLoader.loadDirectory(directory),
+            keyRing: try SigningKeyRing.load(keysDirectory: keysDirectory))
+        return catalog.bundled.keys.sorted()
+    }
+
+    /// An uploaded scenario's text parsed and checked (cached by its digest).
+    func parse(_ upload: UploadedScenario, name: String) throws(ScenarioError) -> Scenario {
+        let digest = Self.digest(upload.json)
+        if let cached = parsed.withLock({ $0[digest] }), cached.name == name { return cached }
+        let scenario = try ScenarioLoader.loadData(Data(upload.json.utf8), name: name)
+        try Self.check(scenario, against: keyRing)
+        parsed.withLock { $0[digest] = scenario }
+        return scenario
+    }
+
+    /// The client-secret verifier of a scenario's developer keys, built once per scenario text.
+    func verifier(for scenario: Scenario, upload: UploadedScenario?) async -> ClientSecretVerifier {
+        let key = upload.map { Self.digest($0.json) } ?? "bundled:\(scenario.name)"
+        if let cached = verifiers.withLock({ $0[key] }) { return cached }
+        let verifier = await ClientSecretVerifier(scenario: scenario)
+        verifiers.withLock { $0[key] = verifier }
+        return verifier
+    }
+
+    /// Refuses a scenario that names a signing key the server does not have.
+    static func check(_ scenario: Scenario, against keyRing: SigningKeyRing) throws(ScenarioError) {
+        if let kid = scenario.settings.signingKeyId, keyRing.key(kid) == nil {
+            throw ScenarioError(
+                file: scenario.source, path: "$.settings.signingKeyId",
+                reason: "no signing key \"\(kid)\"; keys: \(keyRing.keys.map(\.kid).joined(separator: ", "))")
+        }
+    }
+
+    private static func digest(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Synchronization
+
+/// Writes a memory store's changes somewhere durable before they count (the SQLite journal).
+protocol StoreJournal: Sendable {
+    /// Writes `changes` in one transaction; throws (and nothing counts) if it cannot.
+    func write(_ changes: StoreChanges) async throws
+}
+
+/// The state in this process's memory: the default store, and the working copy of the SQLite store,
+/// whose journal makes every step durable before it counts. Steps run one at a time.
+final class MemoryStore: StateStore {
+    let tables = Mutex(MemoryTables())
+    private let lock = AsyncLock()
+    private let journal: (any StoreJournal)?
+    let description: String
+
+    /// An empty store, or one loaded from `entries` with `journal` recording every change.
+    init(description: String = "memory", journal: (any StoreJournal)? = nil, entries: [(EntryRef, MemoryEntry)] = []) {
+        self.description = description
+        self.journal = journal
+        tables.withLock { tables in
+            for (ref, entry) in entries { tables.write(ref, entry) }
+        }
+    }
+
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result) async throws -> Result {
+        try await lock.withLock {
+            let transaction = MemoryTransaction(store: self)
+            let result = try await body(transaction)
+            try await commit(transaction.changes)
+            return result
+        }
+    }
+
+    /// Makes `changes` durable (if journaled), then visible.
+    private func commit(_ changes: StoreChanges) async throws {
+        guard !changes.isEmpty else { return }
+        try await journal?.write(changes)
+        tables.withLock { $0.apply(changes) }
+    }
+
+    func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
+        tables.withLock { tables in
+            let revision = tables.controlRevision
+            guard revision != known else { return (revision, nil) }
+            let value = tables.entry(EntryRef(space: Spaces.control.name, key: ControlState.key))?.value
+            return (revision, value as? ControlState)
+        }
+    }
+
+    func claimDue<Value>(
+        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int, mark: @escaping @Sendable (inout Value) -> Void
+    ) async throws -> [(key: String, value: Value)] {
+        try await lock.withLock {
+            let due = tables.withLock { tables in
+                (tables.due[space.name] ?? [:]).filter { $0.value <= now }.sorted { $0.value < $1.value }.prefix(limit)
+                    .compactMap { key, _ in tables.entry(EntryRef(space: space.name, key: key)).map { (key, $0) } }
+            }
+            guard !due.isEmpty else { return [] }
+            var changes = StoreChanges()
+            var claimed: [(key: String, value: Value)] = []
+            for (key, var entry) in due {
+                guard var value = entry.value as? Value else { continue }
+                mark(&value)
+                entry.value = value
+                entry.index.dueAt = leaseUntil
+                changes.writes[EntryRef(space: space.name, key: key)] = entry
+                claimed.append((key, value))
+            }
+            try await commit(changes)
+            return claimed
+        }
+    }
+
+    func sweep(expiredBefore now: Date) async throws -> Int {
+        try await lock.withLock {
+            // Found first, then removed through the journal, so a failed write removes nothing.
+            let expired = tables.withLock { tables in
+                tables.expiredRefs(before: now)
+            }
+            guard !expired.isEmpty else { return 0 }
+            var changes = StoreChanges()
+            for ref in expired { changes.writes[ref] = .some(nil) }
+            do {
+                try await commit(changes)
+            } catch {
+                tables.withLock { $0.restoreExpiry(expired) }
+                throw error
+            }
+            return expired.count
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// One step on the memory tables: writes are buffered and applied only when the step succeeds.
+/// The store's lock is held for the whole step, so reads of the tables are stable.
+final class MemoryTransaction: StateTransaction {
+    private let store: MemoryStore
+    private(set) var changes = StoreChanges()
+
+    init(store: MemoryStore) {
+        self.store = store
+    }
+
+    private func current(_ ref: EntryRef) -> MemoryEntry? {
+        if let written = changes.writes[ref] { return written }
+        if changes.cleared.contains(ref.space) { return nil }
+        return store.tables.withLock { $0.entry(ref) }
+    }
+
+    func get<Value>(_ space: StoreSpace<Value>, _ key: String) async throws -> Value? {
+        current(EntryRef(space: space.name, key: key))?.value as? Value
+    }
+
+    func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value, index: EntryIndex) async throws {
+        let ref = EntryRef(space: space.name, key: key)
+        let seq = current(ref)?.seq ?? store.tables.withLock { $0.takeSeq() }
+        changes.writes[ref] = MemoryEntry(value: value, index: index, seq: seq)
+    }
+
+    func delete<Value>(_ space: StoreSpace<Value>, _ key: String) async throws {
+        changes.writes[EntryRef(space: space.name, key: key)] = .some(nil)
+    }
+
+    func list<Value>(_ space: StoreSpace<Value>, prefix: String) async throws -> [(key: String, value: Value)] {
+        var entries: [String: MemoryEntry] = [:]
+        if !changes.cleared.contains(space.name) {
+            entries = store.tables.withLock { tables in
+                guard let all = tables.spaces[space.name] else { return [:] }
+                return prefix.isEmpty ? all : all.filter { $0.key.hasPrefix(prefix) }
+            }
+        }
+        for (ref, entry) in changes.writes where ref.space == space.name && ref.key.hasPrefix(prefix) {
+            entries[ref.key] = entry
+        }
+        return entries.sorted { $0.value.seq < $1.value.seq }.compactMap { key, entry in
+            (entry.value as? Value).map { (key, $0) }
+        }
+    }
+
+    func deleteGroup(_ group: String, in spaces: [String]) async throws {
+        var refs = store.tables.withLock { $0.refs(inGroup: group, spaces: spaces) }
+            .filter { !changes.cleared.contains($0.space) }
+        for (ref, entry) in changes.writes where spaces.contains(ref.space) && entry?.index.group == group {
+            refs.append(ref)
+        }
+        for ref in refs { changes.writes[ref] = .some(nil) }
+    }
+
+    func clear(_ spaces: [String]) async throws {
+        changes.cleared.append(contentsOf: spaces.filter { !changes.cleared.contains($0) })
+        changes.writes = changes.writes.filter { !spaces.contains($0.key.space) }
+    }
+
+    func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws {
+        var count = changes.cleared.contains(space.name) ? 0 : store.tables.withLock { $0.spaces[space.name]?.count ?? 0 }
+        for (ref, entry) in changes.writes where ref.space == space.name {
+            let existed = !changes.cleared.contains(space.name) && store.tables.withLock { $0.entry(ref) } != nil
+            count += (entry == nil ? 0 : 1) - (existed ? 1 : 0)
+        }
+        guard count > keep else { return }
+        let oldest = try await list(space).prefix(count - keep)
+        for (key, _) in oldest { changes.writes[EntryRef(space: space.name, key: key)] = .some(nil) }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// One step on PostgreSQL: the statements of a `SERIALIZABLE` transaction on one leased connection.
+final class PostgresTransaction: StateTransaction {
+    private let connection: PostgresConnection
+    private let logger: Logger
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    func get<Value>(_ space: StoreSpace<Value>, _ key: String) async throws -> Value? {
+        let rows = try await connection.query(
+            "SELECT value FROM apple_id_mock_entries WHERE space = \(space.name) AND key = \(key)", logger: logger)
+        for try await text in rows.decode(String.self) {
+            return try StoreCoding.decoder.decode(Value.self, from: Data(text.utf8))
+        }
+        return nil
+    }
+
+    func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value, index: EntryIndex) async throws {
+        let text = String(decoding: try StoreCoding.encoder.encode(value), as: UTF8.self)
+        try await connection.query(
+            """
+            INSERT INTO apple_id_mock_entries (space, key, value, expires_at, due_at, grp)
+            VALUES (\(space.name), \(key), \(text), \(index.expiresAt?.timeIntervalSince1970), \
+            \(index.dueAt?.timeIntervalSince1970), \(index.group))
+            ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at,
+                due_at = EXCLUDED.due_at, grp = EXCLUDED.grp, rev = apple_id_mock_entries.rev + 1
+            """, logger: logger)
+    }
+
+    func delete<Value>(_ space: StoreSpace<Value>, _ key: String) async throws {
+        try await connection.query(
+            "DELETE FROM apple_id_mock_entries WHERE space = \(space.name) AND key = \(key)", logger: logger)
+    }
+
+    func list<Value>(_ space: StoreSpace<Value>, prefix: String) async throws -> [(key: String, value: Value)] {
+        let rows = try await connection.query(
+            """
+            SELECT key, value FROM apple_id_mock_entries WHERE space = \(space.name) AND starts_with(key, \(prefix))
+            ORDER BY seq
+            """, logger: logger)
+        var entries: [(key: String, value: Value)] = []
+        for try await (key, text) in rows.decode((String, String).self) {
+            entries.append((key, try StoreCoding.decoder.decode(Value.self, from: Data(text.utf8))))
+        }
+        return entries
+    }
+
+    func deleteGroup(_ group: String, in spaces: [String]) async throws {
+        try await connection.query(
+            "DELETE FROM apple_id_mock_entries WHERE grp = \(group) AND space = ANY(\(spaces))", logger: logger)
+    }
+
+    func clear(_ spaces: [String]) async throws {
+        try await connection.query("DELETE FROM apple_id_mock_entries WHERE space = ANY(\(spaces))", logger: logger)
+    }
+
+    func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws {
+        try await connection.query(
+            """
+            DELETE FROM apple_id_mock_entries WHERE space = \(space.name) AND seq <= (
+                SELECT seq FROM apple_id_mock_entries WHERE space = \(space.name) ORDER BY seq DESC
+                OFFSET \(keep) LIMIT 1)
+            """, logger: logger)
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Logging
+import NIOCore
+import SQLiteNIO
+import ServiceLifecycle
+
+/// The durable half of the `sqlite:PATH` store: one file holding every entry, written in one SQLite
+/// transaction before a step counts, so everything survives SIGTERM and `kill -9`. The working copy
+/// lives in a `MemoryStore`; this file is read once at start. The file is held exclusively, so a
+/// second server cannot write it at the same time.
+final class SQLiteJournal: StoreJournal, Service {
+    /// The schema version this build reads and writes.
+    static let schemaVersion = "1"
+
+    private let connection: SQLiteConnection
+    private let path: String
+    private let logger: Logger
+
+    private init(connection: SQLiteConnection, path: String, logger: Logger) {
+        self.connection = connection
+        self.path = path
+        self.logger = logger
+    }
+
+    /// Opens (creating on first start) the file at `path` and checks its schema version.
+    static func open(path: String, logger: Logger) async throws(StoreOpeningError) -> SQLiteJournal {
+        let location = "sqlite:\(path)"
+        let connection: SQLiteConnection
+        do {
+            connection = try await SQLiteConnection.open(storage: .file(path: path))
+        } catch {
+            throw StoreOpeningError(location: location, cause: "cannot open the file: \(Self.reason(error))")
+        }
+        let journal = SQLiteJournal(connection: connection, path: path, logger: logger)
+        do {
+            try await journal.prepareSchema()
+        } catch let error as StoreOpeningError {
+            await journal.close()
+            throw error
+        } catch {
+            await journal.close()
+            let reason = Self.reason(error)
+            let cause =
+                reason.contains("locked") || reason.contains("busy")
+                ? "the file is in use by another apple-id-mock process" : reason
+            throw StoreOpeningError(location: location, cause: cause)
+        }
+        return journal
+    }
+
+    private func prepareSchema() async throws {
+        _ = try await connection.query("PRAGMA locking_mode = EXCLUSIVE")
+        _ = try await connection.query("PRAGMA journal_mode = WAL")
+        _ = try await connection.query("PRAGMA synchronous = NORMAL")
+        let tables = Set(
+            try await connection.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
+                $0.column("name")?.string
+            })
+        if tables.isEmpty {
+            try await inTransaction {
+                for statement in Self.schema { _ = try await connection.query(statement) }
+                _ = try await connection.query(
+                    "INSERT INTO apple_id_mock_meta (name, value) VALUES ('schema_version', ?)",
+                    [.text(Self.schemaVersion)])
+            }
+            logger.notice("created state file", metadata: ["idp.path": .string(path)])
+            return
+        }
+        guard tables.contains("apple_id_mock_meta") else {
+            throw StoreOpeningError(
+                location: "sqlite:\(path)",
+                cause: "the file is an SQLite database but not an apple-id-mock state file (tables: \(tables.sorted().joined(separator: ", ")))"
+            )
+        }
+        let version = try await connection.query(
+            "SELECT value FROM apple_id_mock_meta WHERE name = 'schema_version'"
+        ).first?.column("value")?.string
+        guard version == Self.schemaVersion else {
+            throw StoreOpeningError(
+                location: "sqlite:\(path)",
+                cause:
+                    "the file has state schema version \(version ?? "none"); this apple-id-mock reads version \(Self.schemaVersion). Use a new file, or the release that wrote it"
+            )
+        }
+        // A write lock now, so a second process is refused at start rather than at its first write.
+        _ = try await connection.query("BEGIN IMMEDIATE")
+        _ = try await connection.query("COMMIT")
+    }
+
+    private static let schema = [
+        "CREATE TABLE apple_id_mock_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """
+        CREATE TABLE apple_id_mock_entries (
+            space TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, expires_at REAL, due_at REAL, grp TEXT,
+            seq INTEGER NOT NULL, PRIMARY KEY (space, key))
+        """,
+    ]
+
+    /// Every entry in the file, decoded.
+    func loadEntries() async throws(StoreOpeningError) -> [(EntryRef, MemoryEntry)] {
+        do {
+            var entries: [(EntryRef, MemoryEntry)] = []
+            let rows = try await connection.query(
+                "SELECT space, key, value, expires_at, due_at, grp, seq FROM apple_id_mock_entries ORDER BY seq")
+            for row in rows {
+                guard let space = row.column("space")?.string, let key = row.column("key")?.string,
+                    let text = row.column("value")?.string, let seq = row.column("seq")?.integer
+                else { continue }
+                guard let coding = Spaces.all[space] else {
+                    logger.warning("unknown space in state file, skipped", metadata: ["idp.space": .string(space)])
+                    continue
+                }
+                let value = try coding.decode(Data(text.utf8))
+                let index = EntryIndex(
+                    expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)),
+                    dueAt: row.column("due_at")?.double.map(Date.init(timeIntervalSince1970:)),
+                    group: row.column("grp")?.string)
+                entries.append((EntryRef(space: space, key: key), MemoryEntry(value: value, index: index, seq: Int64(seq))))
+            }
+            return entries
+        } catch {
+            throw StoreOpeningError(location: "sqlite:\(path)", cause: "cannot read the state: \(Self.reason(error))")
+        }
+    }
+
+    func write(_ changes: StoreChanges) async throws {
+        do {
+            try await inTransaction {
+                for space in changes.cleared {
+                    _ = try await connection.query("DELETE FROM apple_id_mock_entries WHERE space = ?", [.text(space)])
+                }
+                for (ref, entry) in changes.writes {
+                    guard let entry else {
+                        _ = try await connection.query(
+                            "DELETE FROM apple_id_mock_entries WHERE space = ? AND key = ?",
+                            [.text(ref.space), .text(ref.key)])
+                        continue
+                    }
+                    guard let coding = Spaces.all[ref.space] else { continue }
+                    let text = String(decoding: try coding.encode(entry.value), as: UTF8.self)
+                    _ = try await connection.query(
+                        """
+                        INSERT INTO apple_id_mock_entries (space, key, value, expires_at, due_at, grp, seq)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (space, key) DO UPDATE SET value = excluded.value,
+                            expires_at = excluded.expires_at, due_at = excluded.due_at, grp = excluded.grp
+                        """,
+                        [
+                            .text(ref.space), .text(ref.key), .text(text), Self.time(entry.index.expiresAt),
+                            Self.time(entry.index.dueAt), entry.index.group.map { .text($0) } ?? .null,
+                            .integer(Int(entry.seq)),
+                        ])
+                }
+            }
+        } catch {
+            throw StoreUnavailable(cause: "writing \(path) failed: \(Self.reason(error))")
+        }
+    }
+
+    private func inTransaction(_ body: () async throws -> Void) async throws {
+        _ = try await connection.query("BEGIN IMMEDIATE")
+        do {
+            try await body()
+            _ = try await connection.query("COMMIT")
+        } catch {
+            _ = try? await connection.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Keeps the file open until the server shuts down, then closes it.
+    func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    func close() async {
+        try? await connection.close()
+    }
+
+    private static func time(_ date: Date?) -> SQLiteData {
+        date.map { .float($0.timeIntervalSince1970) } ?? .null
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as? SQLiteError)?.message ?? "\(error)"
+    }
+}

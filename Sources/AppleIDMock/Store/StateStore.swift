@@ -1,0 +1,26 @@
+import Foundation
+
+/// Where the mock's mutable state lives: in memory, in one SQLite file, or in PostgreSQL shared by
+/// replicas. The store only keeps entries and runs atomic steps; the rules live in `Domain/`.
+public protocol StateStore: Sendable {
+    /// Runs `body` as one atomic step and returns its result (see `StateTransaction`).
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result) async throws
+        -> Result
+
+    /// The control record and its revision; `value` is `nil` when the revision is still `known`, so a
+    /// replica reads it on every request at the cost of one small query.
+    func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
+
+    /// Takes up to `limit` entries of `space` that are due at `now` (wall clock) and files them as due
+    /// again at `leaseUntil`, so another replica takes them over if this one dies; each is taken by
+    /// one caller only. `mark` changes each value as it is taken.
+    func claimDue<Value>(
+        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int, mark: @escaping @Sendable (inout Value) -> Void
+    ) async throws -> [(key: String, value: Value)]
+
+    /// Deletes entries whose `expiresAt` is before `now` (the mock's clock); returns how many.
+    func sweep(expiredBefore now: Date) async throws -> Int
+
+    /// What the store is, for logs and `/health` (a PostgreSQL password is masked).
+    var description: String { get }
+}

@@ -2,19 +2,11 @@
 #   docker build -t apple-id-mock .   then   docker run -p 8080:8080 apple-id-mock
 # or `docker compose up` (docker-compose.yml mounts ./scenarios and ./keys read-only).
 # Two replicas sharing PostgreSQL behind nginx: `docker compose -f docker-compose.replicas.yml up`.
+# SQLite is built into the binary (sqlite-nio), so the image needs no database library.
 
 # --- build ------------------------------------------------------------------------------------
 FROM swift:6.3-bookworm AS build
 WORKDIR /build
-
-# The SQLite state store links the system SQLite (GRDB.swift): its headers and libsqlite3.so.
-# The swift image ships libsqlite3-dev today; installing it here keeps the build working if a
-# later image drops it.
-# Unpinned: Debian's point releases replace the exact versions, stable keeps the ABI.
-# hadolint ignore=DL3008
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends libsqlite3-dev \
-    && rm -rf /var/lib/apt/lists/*
 
 # Resolve dependencies in their own layer: it is reused until Package.swift (or Package.resolved,
 # when the checkout has one) changes.
@@ -29,18 +21,13 @@ RUN swift build -c release --product apple-id-mock \
     && cp "$(swift build -c release --show-bin-path)/apple-id-mock" /staging/
 
 # --- run --------------------------------------------------------------------------------------
-# The slim image carries the Swift runtime libraries (Foundation, the standard library) only;
-# SQLite is added below.
+# The slim image carries the Swift runtime libraries (Foundation, the standard library) only.
 FROM swift:6.3-bookworm-slim
 
-# libsqlite3-0: the SQLite state store (`--state sqlite:PATH`) links the system SQLite, which the
-# slim image lacks. Unpinned, as above.
-# hadolint ignore=DL3008
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends libsqlite3-0 \
-    && rm -rf /var/lib/apt/lists/* \
-    && groupadd --system --gid 10001 apple-id-mock \
-    && useradd --system --no-log-init --uid 10001 --gid 10001 --home-dir /app --shell /usr/sbin/nologin apple-id-mock
+# /data holds the state file of `--state sqlite:/data/state.db` (mount a volume there to keep it).
+RUN groupadd --system --gid 10001 apple-id-mock \
+    && useradd --system --no-log-init --uid 10001 --gid 10001 --home-dir /app --shell /usr/sbin/nologin apple-id-mock \
+    && mkdir /data && chown 10001:10001 /data
 
 WORKDIR /app
 COPY --from=build /staging/apple-id-mock /usr/local/bin/apple-id-mock

@@ -4,6 +4,8 @@
 #
 #   scripts/postgres-test-cluster.sh start DIR   # prints postgres://mock:mock@127.0.0.1:PORT/applemock
 #   scripts/postgres-test-cluster.sh stop DIR    # silent and harmless when nothing runs there
+#   scripts/postgres-test-cluster.sh resume DIR  # starts a stopped cluster again on its port
+#                                                # (tests of a database that goes away and comes back)
 #
 # `start` creates the cluster in DIR (empty or missing; a `mktemp -d` folder is fine) and starts it
 # on a free TCP port of 127.0.0.1, with password (SCRAM) authentication over TCP, so the printed
@@ -22,7 +24,7 @@ DATABASE=applemock
 
 say() { printf 'postgres-test-cluster: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
-usage() { die "usage: $0 start DIR | stop DIR"; }
+usage() { die "usage: $0 start DIR | stop DIR | resume DIR"; }
 
 [ $# -eq 2 ] || usage
 COMMAND=$1
@@ -146,8 +148,18 @@ stop() {
         >>"$DIR/postgres.log" 2>&1 || true
 }
 
+resume() {
+    [ -f "$DIR/port" ] || die "no cluster in $DIR (start one first)"
+    DIR=$(cd "$DIR" && pwd -P)
+    local bin
+    bin=$(find_bin) || die "no PostgreSQL server binaries found"
+    (cd "$DIR" && as_owner "$bin/pg_ctl" --pgdata="$DIR/data" --log="$DIR/postgres.log" --wait --timeout=60 \
+        --options="-p $(cat "$DIR/port")" start) >&2 || die "could not resume PostgreSQL; see $DIR/postgres.log"
+}
+
 case $COMMAND in
     start) start ;;
     stop) stop ;;
+    resume) resume ;;
     *) usage ;;
 esac

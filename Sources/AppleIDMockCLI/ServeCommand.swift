@@ -49,6 +49,11 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as StoreOpeningError {
             FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
             throw ExitCode(1)
+        } catch let error as StoreUnavailable {
+            // The database went away between the schema check and reading the stored state.
+            let line = "apple-id-mock: cannot open state store \(configuration.state): \(error.cause)\n"
+            FileHandle.standardError.write(Data(line.utf8))
+            throw ExitCode(1)
         }
         try await application.runService()
     }

@@ -34,8 +34,12 @@ struct LifecycleLiveTests {
         return (payload, events)
     }
 
-    /// The default scenario with the example group's notification URL pointed at `url`, and fast retries.
-    static func scenario(notificationUrl url: String, events: String = "[]") throws -> String {
+    /// The default scenario with the example group's notification URL pointed at `url`, and fast retries
+    /// (or the `settings` given, as JSON).
+    static func scenario(
+        notificationUrl url: String, events: String = "[]",
+        settings: String = #"{"notificationRetryInitialMilliseconds": 20, "notificationRetryMaxMilliseconds": 100}"#
+    ) throws -> String {
         var object =
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: URL(fileURLWithPath: Fixture.scenariosDirectory + "/default.json")))
@@ -43,7 +47,7 @@ struct LifecycleLiveTests {
         var groups = object["appGroups"] as! [[String: Any]]
         groups[0]["notificationUrl"] = url
         object["appGroups"] = groups
-        object["settings"] = ["notificationRetryInitialMilliseconds": 20, "notificationRetryMaxMilliseconds": 100]
+        object["settings"] = try JSONSerialization.jsonObject(with: Data(settings.utf8))
         object["events"] = try JSONSerialization.jsonObject(with: Data(events.utf8))
         return String(data: try JSONSerialization.data(withJSONObject: object), encoding: .utf8)!
     }

@@ -1,33 +1,70 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 
 /// A backend's notification endpoint for tests: records every `{"payload": …}` it receives and can
-/// fail the first N deliveries with 503, like a receiver that is down for a while.
+/// fail the first N deliveries with 503, like a receiver that is down for a while, or hang on the
+/// first N (accept the request and not answer until `release()`), like a receiver that is stuck.
 actor NotificationInbox {
+    /// One request that reached the receiver, whatever it was answered.
+    struct Arrival: Sendable {
+        var at: Date
+        /// The notification's `jti`, read from the payload.
+        var jti: String?
+    }
+
+    /// The payloads answered 200, in order.
     private(set) var payloads: [String] = []
     private(set) var contentTypes: [String] = []
+    /// Every request, in order of arrival.
+    private(set) var arrivals: [Arrival] = []
     private var failuresLeft: Int
+    private var hangsLeft: Int
+    private var released = false
 
-    init(failFirst: Int = 0) {
+    /// `failFirst: .max` answers 503 to everything; `hangFirst: .max` never answers until released.
+    init(failFirst: Int = 0, hangFirst: Int = 0) {
         failuresLeft = failFirst
+        hangsLeft = hangFirst
     }
 
-    /// Handles one delivery; returns the HTTP status to answer.
-    func receive(body: Data, contentType: String?) -> HTTPResponse.Status {
+    /// What to do with one delivery.
+    enum Answer {
+        case status(HTTPResponse.Status)
+        case hang
+    }
+
+    /// Handles one delivery.
+    func receive(body: Data, contentType: String?) -> Answer {
+        let payload = (try? JSONSerialization.jsonObject(with: body) as? [String: String])?["payload"]
+        arrivals.append(Arrival(at: Date(), jti: payload.flatMap { Fixture.claims(of: $0)["jti"] as? String }))
+        if hangsLeft > 0 {
+            hangsLeft -= 1
+            return .hang
+        }
         if failuresLeft > 0 {
             failuresLeft -= 1
-            return .serviceUnavailable
+            return .status(.serviceUnavailable)
         }
         contentTypes.append(contentType ?? "")
-        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: String],
-            let payload = object["payload"]
-        {
-            payloads.append(payload)
-        }
-        return .ok
+        if let payload { payloads.append(payload) }
+        return .status(.ok)
     }
+
+    /// Stops failing: every later delivery is answered 200 (a receiver that was down comes back).
+    func recover() {
+        failuresLeft = 0
+    }
+
+    /// Ends every hang, now and later (each hung request is then answered 200).
+    func release() {
+        released = true
+    }
+
+    /// Whether hangs are over.
+    var isReleased: Bool { released }
 
     /// Waits (up to `seconds`) until `count` payloads arrived.
     func waitFor(_ count: Int, seconds: Double = 10) async -> [String] {
@@ -38,15 +75,71 @@ actor NotificationInbox {
         return payloads
     }
 
-    /// The receiver application, to run live on a free port.
-    nonisolated func application() -> some ApplicationProtocol {
+    /// Waits (up to `seconds`) until `count` requests arrived, whatever they were answered.
+    func waitForArrivals(_ count: Int, seconds: Double = 10) async -> [Arrival] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while arrivals.count < count && Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return arrivals
+    }
+
+    /// How many requests arrived for each `jti`.
+    func arrivalCounts() -> [String: Int] {
+        arrivals.reduce(into: [:]) { counts, arrival in counts[arrival.jti ?? "?", default: 0] += 1 }
+    }
+
+    /// The receiver application, to run live on `port` (0: a free one); `onListening` gets the port.
+    nonisolated func application(port: Int = 0, onListening: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
         let router = Router()
         router.post("/notify") { request, _ -> Response in
             var buffer = try await request.body.collect(upTo: 1 << 20)
             let data = Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
-            let status = await self.receive(body: data, contentType: request.headers[.contentType])
-            return Response(status: status)
+            switch await self.receive(body: data, contentType: request.headers[.contentType]) {
+            case .status(let status):
+                return Response(status: status)
+            case .hang:
+                while await !self.isReleased && !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+                return Response(status: .ok)
+            }
         }
-        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        var logger = Logger(label: "notification-receiver")
+        logger.logLevel = .critical
+        return Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { await onListening($0.localAddress?.port ?? port) }, logger: logger)
+    }
+
+    /// Runs the receiver on `port` of 127.0.0.1 (0: a free one) while `body` runs with its port, then
+    /// ends every hang and stops it. (HummingbirdTesting's live mode always picks a free port.)
+    nonisolated func serve<T: Sendable>(port: Int = 0, _ body: @Sendable (_ port: Int) async throws -> T)
+        async throws -> T
+    {
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+        let app = application(port: port) { listening.yield($0) }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { listening.finish() }
+                try await app.runService(gracefulShutdownSignals: [])
+            }
+            defer { group.cancelAll() }
+            var iterator = ports.makeAsyncIterator()
+            guard let bound = await iterator.next() else {
+                try await group.next()
+                throw CancellationError()
+            }
+            do {
+                let result = try await body(bound)
+                await release()
+                return result
+            } catch {
+                await release()
+                throw error
+            }
+        }
     }
 }

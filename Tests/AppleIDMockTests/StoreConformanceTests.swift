@@ -24,7 +24,8 @@ struct StoreConformanceTests {
     private func authorize(_ session: Session, scopes: [String] = ["email"], hides: Bool = false) async throws
         -> (consent: Consent, isFirst: Bool)
     {
-        try await session.authorize(userKey: "maria", appGroupId: "example", scopes: scopes, hidesEmail: hides, now: now)
+        try await session.authorize(
+            userKey: "maria", appGroupId: "example", scopes: scopes, hidesEmail: hides, now: now)
     }
 
     private func redeem(_ store: any StateStore, _ code: String, at time: Date? = nil) async -> OAuthError? {
@@ -124,7 +125,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("the sweep frees codes and tokens once the mock's clock passes their expiry", arguments: TestPostgres.storeKinds)
+    @Test(
+        "the sweep frees codes and tokens once the mock's clock passes their expiry", arguments: TestPostgres.storeKinds
+    )
     func sweep(kind: StoreKind) async throws {
         try await kind.withFreshStore { store in
             let code = try await store.transaction { transaction in
@@ -155,7 +158,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("due entries are claimed by one caller, and again once their lease runs out", arguments: TestPostgres.storeKinds)
+    @Test(
+        "due entries are claimed by one caller, and again once their lease runs out", arguments: TestPostgres.storeKinds
+    )
     func claimDue(kind: StoreKind) async throws {
         try await kind.withFreshStore { store in
             let wall = Date()
@@ -193,12 +198,16 @@ struct StoreConformanceTests {
     @Test("writing the control record moves its revision", arguments: TestPostgres.storeKinds)
     func controlRevision(kind: StoreKind) async throws {
         try await kind.withFreshStore { store in
-            try await store.transaction { try await $0.put(Spaces.control, ControlState.key, ControlState(scenario: "a")) }
+            try await store.transaction {
+                try await $0.put(Spaces.control, ControlState.key, ControlState(scenario: "a"))
+            }
             let first = try await store.control(ifChangedFrom: nil)
             #expect(first.value?.scenario == "a")
             let unchanged = try await store.control(ifChangedFrom: first.revision)
             #expect(unchanged.value == nil && unchanged.revision == first.revision)
-            try await store.transaction { try await $0.put(Spaces.control, ControlState.key, ControlState(scenario: "b")) }
+            try await store.transaction {
+                try await $0.put(Spaces.control, ControlState.key, ControlState(scenario: "b"))
+            }
             let second = try await store.control(ifChangedFrom: first.revision)
             #expect(second.value?.scenario == "b" && second.revision != first.revision)
         }
@@ -237,8 +246,12 @@ struct GrantRulesTests {
 
     @Test("codes are bound to client and redirect URI, with Apple's descriptions")
     func bindings() {
-        #expect(redeem(record(), client: "com.other")?.description == "client_id mismatch. The code was not issued to com.other.")
-        #expect(redeem(record(), redirect: "https://x")?.description == "redirect_uri mismatch. The code was not issued to https://x.")
+        #expect(
+            redeem(record(), client: "com.other")?.description
+                == "client_id mismatch. The code was not issued to com.other.")
+        #expect(
+            redeem(record(), redirect: "https://x")?.description
+                == "redirect_uri mismatch. The code was not issued to https://x.")
         #expect(redeem(record()) == nil)
     }
 

@@ -14,10 +14,11 @@ struct HousekeepingService: Service {
                 do {
                     let swept = try await services.state.sweep()
                     if swept > 0 {
-                        services.logger.debug("swept expired grants", metadata: ["idp.count": .stringConvertible(swept)])
+                        services.logger.debug(
+                            "swept expired grants", metadata: ["idp.count": .stringConvertible(swept)])
                     }
-                } catch {
-                    services.logger.warning("sweep: state store unavailable", metadata: ["error": "\(error)"])
+                } catch  where !Task.isCancelled {  // shutdown cancels the sweep under way: no outage
+                    services.logger.debug("sweep: state store unavailable", metadata: ["error": "\(error)"])
                 }
                 try await Task.sleep(for: interval)
             }

@@ -94,7 +94,8 @@ public final class MockState: Sendable {
         } else if let bundled = catalog.bundled[control.scenario] {
             scenario = bundled
         } else {
-            throw StoreUnavailable(cause: "the active scenario \(control.scenario) is in neither the folder nor the store")
+            throw StoreUnavailable(
+                cause: "the active scenario \(control.scenario) is in neither the folder nor the store")
         }
         let secrets = await catalog.verifier(for: scenario, upload: upload)
         var reader = JSONReader()
@@ -151,7 +152,8 @@ public final class MockState: Sendable {
         try await changeControl { control, _, transaction in
             let uploaded = try await transaction.get(Spaces.uploadedScenarios, name) != nil
             guard uploaded || self.catalog.bundled[name] != nil else {
-                let names = Set(self.catalog.bundled.keys).union(try await transaction.list(Spaces.uploadedScenarios).map(\.key))
+                let names = Set(self.catalog.bundled.keys).union(
+                    try await transaction.list(Spaces.uploadedScenarios).map(\.key))
                 throw ScenarioError(
                     file: "request body", path: "$.name",
                     reason: "no scenario named \"\(name)\"; available: \(names.sorted().joined(separator: ", "))")
@@ -169,7 +171,8 @@ public final class MockState: Sendable {
             if control.scenario == name && !activate {
                 throw LifecycleRefusal(
                     kind: .notApplicable,
-                    message: "scenario \"\(name)\" is active; replace it with ?activate=true (which resets the session)")
+                    message: "scenario \"\(name)\" is active; replace it with ?activate=true (which resets the session)"
+                )
             }
             try await transaction.put(Spaces.uploadedScenarios, name, UploadedScenario(json: json))
             if activate {
@@ -242,7 +245,8 @@ public final class MockState: Sendable {
     /// Moves an app group to another team now; its migration window opens.
     public func startTransfer(appGroupId: String, toTeam: String) async throws -> AppTransfer {
         try await changeControl { control, active, _ in
-            try Self.transfer(appGroupId: appGroupId, toTeam: toTeam, at: active.now, in: active.world, control: &control)
+            try Self.transfer(
+                appGroupId: appGroupId, toTeam: toTeam, at: active.now, in: active.world, control: &control)
         }
     }
 
@@ -303,8 +307,10 @@ public final class MockState: Sendable {
                 var outcome = "applied"
                 var ids: [String] = []
                 do {
-                    let drafts = try await Session(transaction: transaction).apply(scheduled.event, world: world, now: now)
-                    ids = try await self.enqueue(drafts, world: world, now: now, epoch: control.epoch, transaction: transaction)
+                    let drafts = try await Session(transaction: transaction).apply(
+                        scheduled.event, world: world, now: now)
+                    ids = try await self.enqueue(
+                        drafts, world: world, now: now, epoch: control.epoch, transaction: transaction)
                 } catch let refusal as LifecycleRefusal {
                     outcome = "skipped: \(refusal.message)"
                 }
@@ -420,7 +426,9 @@ public final class MockState: Sendable {
     }
 
     /// Records a delivery attempt, if the lease `claim` still holds the notification.
-    func finishDelivery(_ id: String, claim: String, attempt: NotificationRecord.Attempt, policy: NotificationRecord.RetryPolicy)
+    func finishDelivery(
+        _ id: String, claim: String, attempt: NotificationRecord.Attempt, policy: NotificationRecord.RetryPolicy
+    )
         async throws
     {
         try await store.transaction { transaction in

@@ -16,17 +16,23 @@ struct NotificationDeliveryService: Service {
     var batch = 16
 
     func run() async throws {
+        // A receiver that refuses connections fails the attempt at once; the retry policy paces the
+        // next one (AsyncHTTPClient would otherwise retry the connection until the attempt's timeout).
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         try? await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
-                    await poll(into: &group)
+                    await poll(into: &group, client: client)
                     try? await Task.sleep(for: tick)
                 }
             }
         }
+        try? await client.shutdown()
     }
 
-    private func poll(into group: inout DiscardingTaskGroup) async {
+    private func poll(into group: inout DiscardingTaskGroup, client: HTTPClient) async {
         do {
             try await services.state.fireDueEvents()
             let settings = try await services.state.current().world.settings
@@ -35,18 +41,22 @@ struct NotificationDeliveryService: Service {
             let records = try await services.state.claimDueNotifications(
                 claim: claim, lease: timeout + .seconds(2), limit: batch)
             for record in records {
-                group.addTask { await deliver(record, claim: claim, settings: settings, timeout: timeout) }
+                group.addTask { await deliver(record, claim: claim, settings: settings, client: client) }
             }
         } catch {
-            services.logger.warning("notification worker: state store unavailable", metadata: ["error": "\(error)"])
+            // Shutdown cancels the step under way: no outage to report.
+            guard !Task.isCancelled else { return }
+            services.logger.debug("notification worker: state store unavailable", metadata: ["error": "\(error)"])
         }
     }
 
     /// One attempt, raced against a reset or switch that makes the notification void.
-    private func deliver(_ record: NotificationRecord, claim: String, settings: MockSettings, timeout: Duration) async {
+    private func deliver(_ record: NotificationRecord, claim: String, settings: MockSettings, client: HTTPClient)
+        async
+    {
         let started = Date()
         let result = await withTaskGroup(of: (status: Int?, outcome: String)?.self) { race in
-            race.addTask { await post(record, settings: settings, timeout: timeout) }
+            race.addTask { await post(record, settings: settings, client: client) }
             race.addTask {
                 await services.state.epochs.waitForChange(from: record.epoch)
                 return nil
@@ -77,7 +87,7 @@ struct NotificationDeliveryService: Service {
             ])
     }
 
-    private func post(_ record: NotificationRecord, settings: MockSettings, timeout: Duration) async -> (
+    private func post(_ record: NotificationRecord, settings: MockSettings, client: HTTPClient) async -> (
         status: Int?, outcome: String
     ) {
         do {
@@ -87,7 +97,7 @@ struct NotificationDeliveryService: Service {
             request.headers.add(name: "Content-Type", value: "application/json")
             let payload = try services.minter.sign(record.claims, settings: settings)
             request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(["payload": payload])))
-            let response = try await HTTPClient.shared.execute(
+            let response = try await client.execute(
                 request, timeout: .milliseconds(Int64(settings.notificationTimeoutMilliseconds)))
             _ = try? await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)

@@ -4,7 +4,8 @@ import Foundation
 /// replicas. The store only keeps entries and runs atomic steps; the rules live in `Domain/`.
 public protocol StateStore: Sendable {
     /// Runs `body` as one atomic step and returns its result (see `StateTransaction`).
-    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result) async throws
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
+        async throws
         -> Result
 
     /// The control record and its revision; `value` is `nil` when the revision is still `known`, so a
@@ -15,7 +16,8 @@ public protocol StateStore: Sendable {
     /// again at `leaseUntil`, so another replica takes them over if this one dies; each is taken by
     /// one caller only. `mark` changes each value as it is taken.
     func claimDue<Value>(
-        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int, mark: @escaping @Sendable (inout Value) -> Void
+        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
+        mark: @escaping @Sendable (inout Value) -> Void
     ) async throws -> [(key: String, value: Value)]
 
     /// Deletes entries whose `expiresAt` is before `now` (the mock's clock); returns how many.

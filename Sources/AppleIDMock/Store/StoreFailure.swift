@@ -3,9 +3,16 @@
 public struct StoreUnavailable: Error, Sendable, CustomStringConvertible {
     /// The cause, without secrets.
     public var cause: String
+    /// Whether the database could not be reached at all (rather than refusing one statement).
+    var isOutage = false
 
     public init(cause: String) {
         self.cause = cause
+    }
+
+    init(cause: String, isOutage: Bool) {
+        self.cause = cause
+        self.isOutage = isOutage
     }
 
     public var description: String { "the state store is unavailable: \(cause)" }

@@ -25,7 +25,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
             guard !path.isEmpty else {
-                throw StoreOpeningError(location: text, cause: "sqlite: needs a file path, as in sqlite:/var/lib/mock.db")
+                throw StoreOpeningError(
+                    location: text, cause: "sqlite: needs a file path, as in sqlite:/var/lib/mock.db")
             }
             self = .sqlite(path: path)
             return
@@ -33,10 +34,12 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             let masked = Self.mask(text)
             guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
-                throw StoreOpeningError(location: masked, cause: "not a URL of the form postgres://USER:PASSWORD@HOST:PORT/DB")
+                throw StoreOpeningError(
+                    location: masked, cause: "not a URL of the form postgres://USER:PASSWORD@HOST:PORT/DB")
             }
             guard let user = components.user, !user.isEmpty else {
-                throw StoreOpeningError(location: masked, cause: "the URL names no user (postgres://USER:PASSWORD@HOST:PORT/DB)")
+                throw StoreOpeningError(
+                    location: masked, cause: "the URL names no user (postgres://USER:PASSWORD@HOST:PORT/DB)")
             }
             let database = String(components.path.drop { $0 == "/" })
             guard !database.isEmpty, !database.contains("/") else {

@@ -77,7 +77,9 @@ public struct Session {
         now: Date
     ) async throws -> AuthorizationCodeRecord {
         let stored = try await transaction.get(Spaces.codes, code)
-        let consent = try await stored.asyncMap { try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId) }
+        let consent = try await stored.asyncMap {
+            try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId)
+        }
         let record = try GrantRules.redeem(
             stored, consent: consent ?? nil, clientId: clientId, redirectUri: redirectUri, codeVerifier: codeVerifier,
             pkce: pkce, now: now)
@@ -105,7 +107,8 @@ public struct Session {
         record: RefreshTokenRecord, consent: Consent
     ) {
         let stored = try await transaction.get(Spaces.refreshTokens, token)
-        let consent = try await stored.asyncMap { try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId) } ?? nil
+        let consent =
+            try await stored.asyncMap { try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId) } ?? nil
         let record = try GrantRules.refresh(stored, consent: consent, clientId: clientId)
         guard let consent else { throw OAuthError.tokenRevoked }
         return (record, consent)
@@ -252,7 +255,9 @@ public struct Session {
     {
         let teamToken = try await transaction.get(Spaces.migrationTokens, token)
         let userToken = teamToken == nil ? try await transaction.get(Spaces.accessTokens, token) : nil
-        let consent = try await userToken.asyncMap { try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId) } ?? nil
+        let consent =
+            try await userToken.asyncMap { try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId) }
+            ?? nil
         let spent = try await transaction.get(Spaces.migrationSpent, token) != nil
         return try GrantRules.migrationBearer(
             teamToken: teamToken, userToken: userToken, userConsent: consent, spent: spent, clientId: clientId,

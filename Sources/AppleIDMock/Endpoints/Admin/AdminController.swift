@@ -205,13 +205,15 @@ struct AdminController: Sendable {
                     consent.grantsEmail && consent.hidesEmail
                     ? try await session.relayForwarding(userKey: consent.userKey, appGroupId: consent.appGroupId)
                     : nil
-                views.append(ConsentView(
-                    userKey: consent.userKey, appGroupId: consent.appGroupId,
-                    sub: world.subject(of: user, teamId: group.teamId), status: consent.status, scopes: consent.scopes,
-                    hidesEmail: consent.hidesEmail,
-                    relayForwarding: forwarding,
-                    authorizedAt: Int(consent.authorizedAt.timeIntervalSince1970),
-                    revokedAt: consent.revokedAt.map { Int($0.timeIntervalSince1970) }))
+                views.append(
+                    ConsentView(
+                        userKey: consent.userKey, appGroupId: consent.appGroupId,
+                        sub: world.subject(of: user, teamId: group.teamId), status: consent.status,
+                        scopes: consent.scopes,
+                        hidesEmail: consent.hidesEmail,
+                        relayForwarding: forwarding,
+                        authorizedAt: Int(consent.authorizedAt.timeIntervalSince1970),
+                        revokedAt: consent.revokedAt.map { Int($0.timeIntervalSince1970) }))
             }
             return views
         }

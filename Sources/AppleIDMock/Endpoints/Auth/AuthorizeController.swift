@@ -30,7 +30,8 @@ struct AuthorizeController: Sendable {
             if request.headers[.accept]?.contains("application/json") == true {
                 return Responses.oauthError(oauthError)
             }
-            return Responses.html(AuthorizeErrorPage.render(oauthError), status: .badRequest)
+            return Responses.html(
+                AuthorizeErrorPage.render(oauthError), status: HTTPResponse.Status(code: oauthError.httpStatus))
         }
     }
 

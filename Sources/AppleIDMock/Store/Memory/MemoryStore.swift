@@ -24,7 +24,9 @@ final class MemoryStore: StateStore {
         }
     }
 
-    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result) async throws -> Result {
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
+        async throws -> Result
+    {
         try await lock.withLock {
             let transaction = MemoryTransaction(store: self)
             let result = try await body(transaction)
@@ -50,7 +52,8 @@ final class MemoryStore: StateStore {
     }
 
     func claimDue<Value>(
-        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int, mark: @escaping @Sendable (inout Value) -> Void
+        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
+        mark: @escaping @Sendable (inout Value) -> Void
     ) async throws -> [(key: String, value: Value)] {
         try await lock.withLock {
             let due = tables.withLock { tables in

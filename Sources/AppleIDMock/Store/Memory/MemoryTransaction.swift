@@ -61,7 +61,8 @@ final class MemoryTransaction: StateTransaction {
     }
 
     func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws {
-        var count = changes.cleared.contains(space.name) ? 0 : store.tables.withLock { $0.spaces[space.name]?.count ?? 0 }
+        var count =
+            changes.cleared.contains(space.name) ? 0 : store.tables.withLock { $0.spaces[space.name]?.count ?? 0 }
         for (ref, entry) in changes.writes where ref.space == space.name {
             let existed = !changes.cleared.contains(space.name) && store.tables.withLock { $0.entry(ref) } != nil
             count += (entry == nil ? 0 : 1) - (existed ? 1 : 0)

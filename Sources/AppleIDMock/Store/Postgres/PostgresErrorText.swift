@@ -10,7 +10,9 @@ enum PostgresErrorText {
             let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
             return message + state
         }
-        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        if let underlying = error.underlying {
+            return underlying is PSQLError ? describe(underlying) : connectionCause(String(reflecting: underlying))
+        }
         return "\(error.code)"
     }
 
@@ -29,5 +31,16 @@ enum PostgresErrorText {
     /// schema problem; anything else means it is unreachable).
     static func isServerError(_ error: any Error) -> Bool {
         sqlState(error) != nil
+    }
+
+    /// A connection failure in a few words (NIO's text nests the cause deep inside).
+    private static func connectionCause(_ text: String) -> String {
+        let known = [
+            ("Connection refused", "connection refused: nothing listens at that host and port"),
+            ("timed out", "connection timed out"), ("connectTimeout", "connection timed out"),
+            ("No address associated", "unknown host"), ("Name or service not known", "unknown host"),
+            ("nodename nor servname", "unknown host"), ("lookup", "unknown host"),
+        ]
+        return known.first { text.contains($0.0) }?.1 ?? "cannot connect: \(text)"
     }
 }

@@ -40,7 +40,9 @@ enum PostgresSchema {
             }
             return
         }
-        for statement in statements { _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+        for statement in statements {
+            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
         _ = try await connection.query(
             "INSERT INTO apple_id_mock_meta (name, value) VALUES ('schema_version', \(version))", logger: logger)
         logger.notice("created the state tables", metadata: ["idp.store": .string(location)])

@@ -3,20 +3,35 @@ import Logging
 import NIOCore
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// The state in PostgreSQL, shared by any number of replicas. Each step is a `SERIALIZABLE`
 /// transaction, run again when it conflicts with another replica's, so a code is redeemed exactly
 /// once however many replicas race for it. A step that cannot reach the database within a few
-/// seconds fails with `StoreUnavailable`; the pool reconnects by itself when the database is back.
+/// seconds fails with `StoreUnavailable`; after that, steps fail at once (no request waits) while a
+/// probe connects twice a second, and when the database answers again a fresh pool takes over.
 final class PostgresStore: StateStore, Service {
     let description: String
-    private let client: PostgresClient
+    private let configuration: PostgresClient.Configuration
+    /// The pool in use (replaced after an outage, so no reconnection backoff delays recovery).
+    private let pool: Mutex<PostgresClient>
     private let logger: Logger
     /// How long a step may wait for the database before the request is answered with a 503.
     private let stepTimeout: Duration = .seconds(5)
+    /// Why the database is unreachable, while it is (`nil`: it answered last time).
+    private let outage = Mutex<String?>(nil)
+    /// The connection `open` checked the schema on. The pool runs only once the server starts, so
+    /// until then (while the stored state is read) steps run on this connection, one at a time.
+    private let startupConnection: Mutex<PostgresConnection?>
+    private let startupLock = AsyncLock()
 
-    private init(client: PostgresClient, description: String, logger: Logger) {
-        self.client = client
+    private init(
+        configuration: PostgresClient.Configuration, startupConnection: PostgresConnection, description: String,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.pool = Mutex(PostgresClient(configuration: configuration, backgroundLogger: logger))
+        self.startupConnection = Mutex(startupConnection)
         self.description = description
         self.logger = logger
     }
@@ -28,11 +43,11 @@ final class PostgresStore: StateStore, Service {
         let configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
+        let connection: PostgresConnection
         do {
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
             do {
                 try await PostgresSchema.prepare(connection, location: description, logger: logger)
-                try await connection.close()
             } catch {
                 try? await connection.close()
                 throw error
@@ -48,19 +63,75 @@ final class PostgresStore: StateStore, Service {
         clientConfiguration.options.connectTimeout = .seconds(3)
         clientConfiguration.options.maximumConnections = 40
         return PostgresStore(
-            client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger),
-            description: description, logger: logger)
+            configuration: clientConfiguration, startupConnection: connection, description: description, logger: logger)
     }
 
-    /// Runs the connection pool until the server shuts down.
+    private var client: PostgresClient { pool.withLock { $0 } }
+
+    /// Runs the connection pool until the server shuts down, and closes the start-up connection.
+    /// After an outage, as soon as a probe connects again, a fresh pool replaces the old one.
     func run() async throws {
-        await cancelWhenGracefulShutdown { await self.client.run() }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let current = self.client
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await current.run() }
+                    // The pool runs now: steps leave the start-up connection for it.
+                    let startup = await self.startupLock.withLock { self.startupConnection.withLock { $0.take() } }
+                    try? await startup?.close()
+                    await self.waitForRecovery()
+                    group.cancelAll()
+                }
+                guard !Task.isCancelled else { return }
+                self.pool.withLock {
+                    $0 = PostgresClient(configuration: self.configuration, backgroundLogger: self.logger)
+                }
+                self.outage.withLock { $0 = nil }
+                self.logger.notice("PostgreSQL answers again", metadata: ["idp.store": .string(self.description)])
+            }
+        }
     }
 
-    /// Nothing to release: the pool opens connections only while it runs.
-    func shutdownUnstarted() async {}
+    /// Returns once an outage began and the database accepts a connection again (checked twice a second).
+    private func waitForRecovery() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(500))
+            guard outage.withLock({ $0 }) != nil else { continue }
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: .init(
+                        host: configuration.host ?? "127.0.0.1", port: configuration.port ?? 5432,
+                        username: configuration.username, password: configuration.password,
+                        database: configuration.database, tls: .disable),
+                    id: 0, logger: logger)
+                try await connection.query("SELECT 1", logger: logger)
+                try? await connection.close()
+                return
+            } catch {
+                outage.withLock { $0 = "PostgreSQL is unreachable: \(PostgresErrorText.describe(error))" }
+            }
+        }
+    }
 
-    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result) async throws
+    /// Closes the start-up connection (the pool opens connections only while it runs).
+    func shutdownUnstarted() async {
+        let startup = await startupLock.withLock { startupConnection.withLock { $0.take() } }
+        try? await startup?.close()
+    }
+
+    /// Runs `body` on a pooled connection, or on the start-up connection while the pool does not run.
+    private func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        guard startupConnection.withLock({ $0 != nil }) else { return try await client.withConnection(body) }
+        return try await startupLock.withLock {
+            guard let connection = startupConnection.withLock({ $0 }) else {
+                return try await client.withConnection(body)
+            }
+            return try await body(connection)
+        }
+    }
+
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
+        async throws
         -> Result
     {
         try await withDeadline {
@@ -69,17 +140,19 @@ final class PostgresStore: StateStore, Service {
                 attempt += 1
                 do {
                     return try await self.runSerializable(body)
-                } catch where PostgresErrorText.isConflict(error) && attempt < 50 {
+                } catch  where PostgresErrorText.isConflict(error) && attempt < 50 {
                     try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * min(attempt, 20)))))
                 }
             }
         }
     }
 
-    private func runSerializable<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
+    private func runSerializable<Result: Sendable>(
+        _ body: @escaping @Sendable (any StateTransaction) async throws -> Result
+    )
         async throws -> Result
     {
-        try await client.withConnection { connection in
+        try await withConnection { connection in
             try await connection.query("BEGIN ISOLATION LEVEL SERIALIZABLE", logger: self.logger)
             do {
                 let result = try await body(PostgresTransaction(connection: connection, logger: self.logger))
@@ -94,24 +167,27 @@ final class PostgresStore: StateStore, Service {
 
     func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
         try await withDeadline {
-            let rows = try await self.client.query(
-                """
-                SELECT rev, CASE WHEN rev = \(known ?? -1) THEN NULL ELSE value END FROM apple_id_mock_entries
-                WHERE space = \(Spaces.control.name) AND key = \(ControlState.key)
-                """, logger: self.logger)
-            for try await (revision, text) in rows.decode((Int64, String?).self) {
-                let value = try text.map { try StoreCoding.decoder.decode(ControlState.self, from: Data($0.utf8)) }
-                return (revision, value)
+            try await self.withConnection { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT rev, CASE WHEN rev = \(known ?? -1) THEN NULL ELSE value END FROM apple_id_mock_entries
+                    WHERE space = \(Spaces.control.name) AND key = \(ControlState.key)
+                    """, logger: self.logger)
+                for try await (revision, text) in rows.decode((Int64, String?).self) {
+                    let value = try text.map { try StoreCoding.decoder.decode(ControlState.self, from: Data($0.utf8)) }
+                    return (revision, value)
+                }
+                throw StoreUnavailable(cause: "the control record is missing")
             }
-            throw StoreUnavailable(cause: "the control record is missing")
         }
     }
 
     func claimDue<Value>(
-        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int, mark: @escaping @Sendable (inout Value) -> Void
+        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
+        mark: @escaping @Sendable (inout Value) -> Void
     ) async throws -> [(key: String, value: Value)] {
         try await withDeadline {
-            try await self.client.withConnection { connection in
+            try await self.withConnection { connection in
                 // READ COMMITTED with SKIP LOCKED: replicas take disjoint rows without conflicts.
                 try await connection.query("BEGIN", logger: self.logger)
                 do {
@@ -148,26 +224,47 @@ final class PostgresStore: StateStore, Service {
 
     func sweep(expiredBefore now: Date) async throws -> Int {
         try await withDeadline {
-            let rows = try await self.client.query(
-                """
-                WITH swept AS (DELETE FROM apple_id_mock_entries WHERE expires_at < \(now.timeIntervalSince1970)
-                RETURNING 1) SELECT count(*) FROM swept
-                """, logger: self.logger)
-            for try await count in rows.decode(Int64.self) { return Int(count) }
-            return 0
+            try await self.withConnection { connection in
+                let rows = try await connection.query(
+                    """
+                    WITH swept AS (DELETE FROM apple_id_mock_entries WHERE expires_at < \(now.timeIntervalSince1970)
+                    RETURNING 1) SELECT count(*) FROM swept
+                    """, logger: self.logger)
+                for try await count in rows.decode(Int64.self) { return Int(count) }
+                return 0
+            }
         }
     }
 
     /// Runs `body`, failing with `StoreUnavailable` when the database does not answer in time or at
     /// all (a server error from a reachable database is reported as it is).
     private func withDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        if let cause = outage.withLock({ $0 }) { throw StoreUnavailable(cause: cause) }
+        do {
+            return try await withDeadlineUnchecked(body)
+        } catch let failure as StoreUnavailable where failure.isOutage {
+            let wasUp = outage.withLock { current in
+                defer { current = failure.cause }
+                return current == nil
+            }
+            if wasUp {
+                logger.error(
+                    "PostgreSQL is unavailable",
+                    metadata: ["idp.store": .string(description), "idp.cause": .string(failure.cause)])
+            }
+            throw failure
+        }
+    }
+
+    private func withDeadlineUnchecked<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T
+    {
         let timeout = stepTimeout
         do {
             return try await withThrowingTaskGroup(of: T.self) { group in
                 group.addTask { try await body() }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    throw StoreUnavailable(cause: "PostgreSQL did not answer within \(timeout)")
+                    throw StoreUnavailable(cause: "PostgreSQL did not answer within \(timeout)", isOutage: true)
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next() else { throw CancellationError() }
@@ -176,11 +273,12 @@ final class PostgresStore: StateStore, Service {
         } catch let error as StoreUnavailable {
             throw error
         } catch let error as PSQLError where !PostgresErrorText.isServerError(error) {
-            throw StoreUnavailable(cause: "PostgreSQL is unreachable: \(PostgresErrorText.describe(error))")
+            throw StoreUnavailable(
+                cause: "PostgreSQL is unreachable: \(PostgresErrorText.describe(error))", isOutage: true)
         } catch let error as PSQLError {
             throw StoreUnavailable(cause: "PostgreSQL refused a statement: \(PostgresErrorText.describe(error))")
-        } catch where String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
-            throw StoreUnavailable(cause: "PostgreSQL is unreachable: \(error)")
+        } catch  where String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
+            throw StoreUnavailable(cause: "PostgreSQL is unreachable: \(error)", isOutage: true)
         }
     }
 }

@@ -49,6 +49,9 @@ final class SQLiteJournal: StoreJournal, Service {
     }
 
     private func prepareSchema() async throws {
+        // SQLiteNIO's busy handler waits forever for a lock; a file another process holds is refused
+        // after a second instead.
+        _ = try await connection.query("PRAGMA busy_timeout = 1000")
         _ = try await connection.query("PRAGMA locking_mode = EXCLUSIVE")
         _ = try await connection.query("PRAGMA journal_mode = WAL")
         _ = try await connection.query("PRAGMA synchronous = NORMAL")
@@ -69,7 +72,8 @@ final class SQLiteJournal: StoreJournal, Service {
         guard tables.contains("apple_id_mock_meta") else {
             throw StoreOpeningError(
                 location: "sqlite:\(path)",
-                cause: "the file is an SQLite database but not an apple-id-mock state file (tables: \(tables.sorted().joined(separator: ", ")))"
+                cause:
+                    "the file is an SQLite database but not an apple-id-mock state file (tables: \(tables.sorted().joined(separator: ", ")))"
             )
         }
         let version = try await connection.query(
@@ -115,7 +119,8 @@ final class SQLiteJournal: StoreJournal, Service {
                     expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)),
                     dueAt: row.column("due_at")?.double.map(Date.init(timeIntervalSince1970:)),
                     group: row.column("grp")?.string)
-                entries.append((EntryRef(space: space, key: key), MemoryEntry(value: value, index: index, seq: Int64(seq))))
+                entries.append(
+                    (EntryRef(space: space, key: key), MemoryEntry(value: value, index: index, seq: Int64(seq))))
             }
             return entries
         } catch {

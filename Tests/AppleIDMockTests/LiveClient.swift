@@ -1,0 +1,99 @@
+import AppleIDMock
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// HTTP to a server in another process (`HTTPClient.shared`): the control plane, and Apple's
+/// endpoints called as a relying party calls them.
+struct LiveClient: Sendable {
+    let baseURL: String
+
+    /// One answer: its status and body.
+    struct Answer: Sendable {
+        var status: Int
+        var text: String
+
+        /// The body as a JSON object (empty if it is not one).
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
+        }
+    }
+
+    /// Sends one request and reads the whole answer.
+    func send(_ method: String, _ path: String, body: String? = nil, contentType: String = "application/json")
+        async throws -> Answer
+    {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .init(rawValue: method)
+        if let body {
+            request.headers.add(name: "Content-Type", value: contentType)
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        let buffer = try await response.body.collect(upTo: 4 << 20)
+        return Answer(status: Int(response.status.code), text: String(buffer: buffer))
+    }
+
+    func get(_ path: String) async throws -> Answer {
+        try await send("GET", path)
+    }
+
+    /// POSTs (or PUTs, PATCHes) JSON to the control plane.
+    func json(_ path: String, _ json: String, method: String = "POST") async throws -> Answer {
+        try await send(method, path, body: json)
+    }
+
+    func postForm(_ path: String, _ pairs: [(String, String)]) async throws -> Answer {
+        try await send(
+            "POST", path, body: FormParameters.encode(pairs), contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// Signs `user` in to the web client (`login_hint`, form_post) and returns the posted fields:
+    /// `code`, `id_token`, `state`, and `user` on a first authorization.
+    func signIn(_ user: String, scope: String = "name email") async throws -> [String: String] {
+        let query = FormParameters.encode([
+            ("client_id", Fixture.webClient), ("redirect_uri", Fixture.redirect), ("response_type", "code id_token"),
+            ("response_mode", "form_post"), ("scope", scope), ("state", "st"), ("nonce", "n"), ("login_hint", user),
+        ])
+        return Fixture.hiddenFields(try await get("/auth/authorize?" + query).text)
+    }
+
+    /// Exchanges a web client's code at `/auth/token`.
+    func exchange(code: String, secret: String) async throws -> Answer {
+        try await postForm(
+            "/auth/token",
+            [
+                ("grant_type", "authorization_code"), ("client_id", Fixture.webClient), ("client_secret", secret),
+                ("code", code), ("redirect_uri", Fixture.redirect),
+            ])
+    }
+
+    /// Uses a web client's refresh token.
+    func refresh(_ token: String, secret: String) async throws -> Answer {
+        try await postForm(
+            "/auth/token",
+            [
+                ("grant_type", "refresh_token"), ("client_id", Fixture.webClient), ("client_secret", secret),
+                ("refresh_token", token),
+            ])
+    }
+
+    /// A native sign-in of `user` to the app (`POST /__admin/native/authorize`).
+    func nativeAuthorize(_ user: String) async throws -> Answer {
+        try await json(
+            "/__admin/native/authorize", #"{"clientId":"com.example.app","user":"\#(user)","scopes":["name","email"]}"#)
+    }
+
+    /// The outbox as the control plane lists it.
+    func notifications() async throws -> [[String: Any]] {
+        try await get("/__admin/notifications").json["notifications"] as? [[String: Any]] ?? []
+    }
+
+    /// Uploads the default scenario with app group `example` notifying `url` and `settings` (JSON),
+    /// under `name`, and activates it (which resets the session).
+    func activateScenario(notifying url: String, settings: String, name: String = "live") async throws -> Answer {
+        try await send(
+            "POST", "/__admin/scenarios?name=\(name)&activate=true",
+            body: try LifecycleLiveTests.scenario(notificationUrl: url, settings: settings))
+    }
+}

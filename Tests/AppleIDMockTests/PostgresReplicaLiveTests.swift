@@ -1,0 +1,187 @@
+import AppleIDMock
+import Foundation
+import Testing
+
+/// Two `apple-id-mock` processes on one PostgreSQL database, as replicas behind a load balancer:
+/// they share codes, settings, the clock and the scenario, redeem a code exactly once however many
+/// race for it, deliver each notification exactly once, take over a delivery the other died in, and
+/// a reset through one cuts short the other's delivery.
+@Suite("PostgreSQL replicas", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(1)))
+struct PostgresReplicaLiveTests {
+    /// Starts two replicas on `url` at once, so that both create the tables at the same time.
+    static func startPair(_ children: ChildServers, url: String) async throws -> (ServerProcess, ServerProcess) {
+        async let a = children.start(state: url)
+        async let b = children.start(state: url)
+        return try await (a, b)
+    }
+
+    /// Sends SIGTERM to each server and checks that it ends normally.
+    static func stop(_ servers: ServerProcess...) async {
+        for server in servers { server.terminate() }
+        for server in servers {
+            #expect(await server.waitForExit(seconds: 5) != nil)
+            #expect(server.ending.isNormalAfterSIGTERM, "\(server.ending)")
+        }
+    }
+
+    /// The id of the notification an event (`POST /__admin/events`) produced.
+    static func eventNotification(_ answer: LiveClient.Answer) throws -> String {
+        try #require((answer.json["notificationIds"] as? [String])?.first, "\(answer.text)")
+    }
+
+    @Test("a code minted on one replica is redeemed on the other, once among 100; settings and scenario are shared")
+    func sharedGrantsAndControl() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let secret = try await Fixture.secret(now: Date())
+        try await ChildServers.with { children in
+            let (a, b) = try await Self.startPair(children, url: url)
+
+            let fields = try await a.client.signIn("sam")
+            let tokens = try await b.client.exchange(code: try #require(fields["code"]), secret: secret)
+            #expect(tokens.status == 200, "\(tokens.text)")
+            #expect(
+                Fixture.claims(of: tokens.json["id_token"] as? String ?? "")["sub"] as? String
+                    == IdentifierDerivation.subject(userKey: "sam", teamId: Fixture.teamId))
+
+            let contested = try #require(try await b.client.signIn("sam")["code"])
+            let answers = try await withThrowingTaskGroup(of: LiveClient.Answer.self) { group in
+                for index in 0..<100 {
+                    let client = (index.isMultiple(of: 2) ? a : b).client
+                    group.addTask { try await client.exchange(code: contested, secret: secret) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let summary = Dictionary(answers.map { ("\($0.status) \($0.json["error"] ?? "")", 1) }, uniquingKeysWith: +)
+            #expect(answers.filter { $0.status == 200 }.count == 1, "\(summary)")
+            #expect(
+                answers.filter { $0.status == 400 && $0.json["error"] as? String == "invalid_grant" }.count == 99,
+                "\(summary)")
+
+            #expect(
+                try await a.client.json("/__admin/settings", #"{"idTokenLifetimeSeconds": 600}"#, method: "PATCH")
+                    .status == 200)
+            #expect(try await b.client.get("/__admin/settings").json["idTokenLifetimeSeconds"] as? Int == 600)
+            let idToken = Fixture.claims(of: try #require(try await b.client.signIn("sam")["id_token"]))
+            #expect((idToken["exp"] as? Int ?? 0) - (idToken["iat"] as? Int ?? 0) == 600)
+
+            let switched = try await a.client.json("/__admin/scenario", #"{"name":"transfer"}"#, method: "PUT")
+            #expect(switched.status == 200, "\(switched.text)")
+            #expect(try await b.client.get("/__admin/scenario").json["name"] as? String == "transfer")
+            #expect(try await b.client.get("/__admin/settings").json["idTokenLifetimeSeconds"] as? Int == 86_400)
+
+            #expect(try await b.client.json("/__admin/clock", #"{"advanceSeconds": 3600}"#).status == 200)
+            #expect(try await a.client.get("/__admin/clock").json["offsetSeconds"] as? Double == 3600)
+            await Self.stop(a, b)
+        }
+    }
+
+    @Test("with two replicas running, each of 10 notifications is delivered exactly once")
+    func deliveredExactlyOnce() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let inbox = NotificationInbox()
+        try await inbox.serve { port in
+            try await ChildServers.with { children in
+                let (a, b) = try await Self.startPair(children, url: url)
+                #expect(
+                    try await a.client.activateScenario(
+                        notifying: "http://127.0.0.1:\(port)/notify",
+                        settings:
+                            #"{"notificationRetryInitialMilliseconds": 100, "notificationRetryMaxMilliseconds": 300}"#
+                    ).status == 200)
+                var ids: [String] = []
+                for index in 0..<10 {
+                    let client = (index.isMultiple(of: 2) ? a : b).client
+                    #expect(try await client.nativeAuthorize("sam").status == 200)
+                    ids.append(
+                        try Self.eventNotification(
+                            try await client.json(
+                                "/__admin/events", #"{"type":"consent-revoked","user":"sam","appGroup":"example"}"#)))
+                }
+                #expect(
+                    try await Waiting.until(seconds: 10) {
+                        Set(await inbox.arrivalCounts().keys).isSuperset(of: ids)
+                    })
+                try await Task.sleep(for: .seconds(1))  // time for a second delivery to show up
+                #expect(await inbox.arrivalCounts() == Dictionary(uniqueKeysWithValues: ids.map { ($0, 1) }))
+                let records = try await b.client.notifications()
+                #expect(records.count == 10)
+                for record in records {
+                    #expect(record["status"] as? String == "delivered" && (record["attempts"] as? [Any])?.count == 1)
+                }
+                await Self.stop(a, b)
+            }
+        }
+    }
+
+    @Test("a delivery in flight on a replica killed with -9 is delivered by the other once its lease ends")
+    func leaseTakeover() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let inbox = NotificationInbox(hangFirst: 1)
+        // The lease is the attempt's time limit + 2 s.
+        let lease = 6.0
+        try await inbox.serve { port in
+            try await ChildServers.with { children in
+                let a = try await children.start(state: url)
+                #expect(
+                    try await a.client.activateScenario(
+                        notifying: "http://127.0.0.1:\(port)/notify",
+                        settings:
+                            #"{"notificationTimeoutMilliseconds": 4000, "notificationRetryInitialMilliseconds": 100}"#
+                    ).status == 200)
+                #expect(try await a.client.nativeAuthorize("maria").status == 200)
+                let id = try Self.eventNotification(
+                    try await a.client.json("/__admin/events", #"{"type":"account-delete","user":"maria"}"#))
+                let first = try #require(await inbox.waitForArrivals(1).first)
+                #expect(first.jti == id)
+
+                // B starts while A's delivery hangs; then A dies without a word.
+                let b = try await children.start(state: url)
+                #expect(try await b.client.notifications().first?["status"] as? String == "delivering")
+                a.kill()
+                #expect(await a.waitForExit(seconds: 5) != nil)
+
+                let payload = try #require(await inbox.waitFor(1, seconds: lease + 5).first)
+                #expect(Fixture.claims(of: payload)["jti"] as? String == id)
+                let arrivals = await inbox.arrivals
+                #expect(arrivals.count == 2)
+                let gap = arrivals[1].at.timeIntervalSince(first.at)
+                #expect(gap > lease - 1 && gap < lease + 3, "taken over \(gap) s after the first attempt")
+                let record = try #require(try await b.client.notifications().first)
+                #expect(record["status"] as? String == "delivered")
+                #expect((record["attempts"] as? [Any])?.count == 1, "only B's attempt is recorded")
+                await Self.stop(b)
+            }
+        }
+    }
+
+    @Test("a reset through one replica cuts short the delivery under way on the other")
+    func resetAcrossReplicas() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let inbox = NotificationInbox(hangFirst: 1)
+        try await inbox.serve { port in
+            try await ChildServers.with { children in
+                let a = try await children.start(state: url, arguments: ["--log-level", "info"])
+                #expect(
+                    try await a.client.activateScenario(
+                        notifying: "http://127.0.0.1:\(port)/notify",
+                        settings: #"{"notificationTimeoutMilliseconds": 20000}"#
+                    ).status == 200)
+                #expect(try await a.client.nativeAuthorize("maria").status == 200)
+                let id = try Self.eventNotification(
+                    try await a.client.json("/__admin/events", #"{"type":"account-delete","user":"maria"}"#))
+                #expect(await inbox.waitForArrivals(1).first?.jti == id)
+
+                let b = try await children.start(state: url)
+                #expect(try await b.client.send("POST", "/__admin/reset").status == 200)
+                let resetAnswered = Date()
+                #expect(try await a.client.notifications().isEmpty)
+                #expect(
+                    try await Waiting.until(seconds: 2) { a.stderr.contains("notification delivery cut short") },
+                    "A's log:\n\(a.stderr)")
+                try await Task.sleep(for: .seconds(1))
+                #expect(await inbox.arrivals.filter { $0.at > resetAnswered }.isEmpty)
+                await Self.stop(a, b)
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// A reset while notifications are being delivered, against a real server process: the outbox is
+/// emptied and nothing produced before the reset reaches the receiver after the reset answered,
+/// whether the delivery was waiting to retry or hanging on the receiver.
+@Suite("Reset during a delivery", .timeLimit(.minutes(1)))
+struct ResetDuringDeliveryLiveTests {
+    static let accountDelete = #"{"type":"account-delete","user":"maria"}"#
+
+    @Test("retries of a failing delivery stop when a reset (or a scenario switch) answers")
+    func resetStopsRetries() async throws {
+        let inbox = NotificationInbox(failFirst: .max)
+        try await inbox.serve { port in
+            try await ChildServers.with { children in
+                let server = try await children.start(state: "memory")
+                let client = server.client
+                let settings = """
+                    {"notificationRetryInitialMilliseconds": 300, "notificationRetryMaxMilliseconds": 300,
+                     "notificationMaxAttempts": 100, "notificationTimeoutMilliseconds": 2000}
+                    """
+                #expect(
+                    try await client.activateScenario(notifying: "http://127.0.0.1:\(port)/notify", settings: settings)
+                        .status == 200)
+                // Resets at several points of the 300 ms backoff (well before the next attempt, which a
+                // reset cannot stop once it is on the wire), and a switch (to the same scenario), which
+                // cuts deliveries short the same way.
+                var resets: [(jti: String, at: Date)] = []
+                for (pause, switches) in [(0, false), (100, false), (150, true)] {
+                    #expect(try await client.nativeAuthorize("maria").status == 200)
+                    let event = try await client.json("/__admin/events", Self.accountDelete)
+                    let jti = try #require((event.json["notificationIds"] as? [String])?.first, "\(event.text)")
+                    #expect(
+                        try await Waiting.until(seconds: 5) { await inbox.arrivals.contains { $0.jti == jti } },
+                        "the first attempt arrives")
+                    try await Task.sleep(for: .milliseconds(pause))
+                    let reset =
+                        switches
+                        ? try await client.json("/__admin/scenario", #"{"name":"live"}"#, method: "PUT")
+                        : try await client.send("POST", "/__admin/reset")
+                    #expect(reset.status == 200, "\(reset.text)")
+                    resets.append((jti, Date()))
+                    #expect(try await client.notifications().isEmpty)
+                }
+                try await Task.sleep(for: .seconds(2))
+                let arrivals = await inbox.arrivals
+                for reset in resets {
+                    let late = arrivals.filter { $0.jti == reset.jti && $0.at > reset.at }
+                    #expect(late.isEmpty, "\(late.count) attempt(s) of \(reset.jti) after the reset answered")
+                }
+                #expect(try await client.notifications().isEmpty)
+                server.terminate()
+                #expect(await server.waitForExit(seconds: 5) != nil)
+            }
+        }
+    }
+
+    @Test("a reset cuts a hanging delivery short; the next notification goes out at once")
+    func resetCutsHangingDelivery() async throws {
+        let inbox = NotificationInbox(hangFirst: 1)
+        try await inbox.serve { port in
+            try await ChildServers.with { children in
+                let server = try await children.start(state: "memory", arguments: ["--log-level", "info"])
+                let client = server.client
+                let settings = """
+                    {"notificationRetryInitialMilliseconds": 100, "notificationRetryMaxMilliseconds": 300,
+                     "notificationTimeoutMilliseconds": 20000}
+                    """
+                #expect(
+                    try await client.activateScenario(notifying: "http://127.0.0.1:\(port)/notify", settings: settings)
+                        .status == 200)
+                #expect(try await client.nativeAuthorize("maria").status == 200)
+                let first = try await client.json("/__admin/events", Self.accountDelete)
+                let hung = try #require((first.json["notificationIds"] as? [String])?.first, "\(first.text)")
+                #expect(await inbox.waitForArrivals(1).first?.jti == hung)
+                #expect(try await client.notifications().first?["status"] as? String == "delivering")
+
+                #expect(try await client.send("POST", "/__admin/reset").status == 200)
+                let resetAnswered = Date()
+                #expect(try await client.notifications().isEmpty)
+                #expect(
+                    try await Waiting.until(seconds: 2) {
+                        server.stderr.contains("notification delivery cut short")
+                    }, "the server log says the delivery was cut short:\n\(server.stderr)")
+
+                #expect(try await client.nativeAuthorize("maria").status == 200)
+                let second = try await client.json("/__admin/events", Self.accountDelete)
+                let next = try #require((second.json["notificationIds"] as? [String])?.first, "\(second.text)")
+                let payload = try #require(await inbox.waitFor(1, seconds: 5).first)
+                #expect(Fixture.claims(of: payload)["jti"] as? String == next)
+                try await Task.sleep(until: .now + .seconds(1))
+                let late = await inbox.arrivals.filter { $0.jti == hung && $0.at > resetAnswered }
+                #expect(late.isEmpty, "the notification from before the reset arrived again")
+                let records = try await client.notifications()
+                #expect(records.map { $0["id"] as? String } == [next])
+                #expect(records.first?["status"] as? String == "delivered")
+                server.terminate()
+                #expect(await server.waitForExit(seconds: 5) != nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One `apple-id-mock serve` child process: the real executable on a free port of 127.0.0.1, with
+/// its stdout and stderr in files, stopped with SIGTERM or SIGKILL. Start it through `ChildServers`,
+/// which kills whatever still runs when the test ends.
+final class ServerProcess: Sendable {
+    let process: Process
+    /// The port it listens on, read from its `listening on` line.
+    let port: Int
+    let stderrPath: String
+
+    fileprivate init(process: Process, port: Int, stderrPath: String) {
+        self.process = process
+        self.port = port
+        self.stderrPath = stderrPath
+    }
+
+    /// HTTP to this server.
+    var client: LiveClient { LiveClient(baseURL: "http://127.0.0.1:\(port)") }
+
+    /// What it wrote on stderr so far (its log).
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Asks it to stop (SIGTERM), as a container runtime does.
+    func terminate() {
+        ChildServers.signal(process, SIGTERM)
+    }
+
+    /// Kills it at once (SIGKILL, `kill -9`): no shutdown code runs.
+    func kill() {
+        ChildServers.signal(process, SIGKILL)
+    }
+
+    /// Waits up to `seconds` for it to exit; returns how long that took, or nil if it still runs.
+    func waitForExit(seconds: Double) async -> Duration? {
+        await ChildServers.waitForExit(process, seconds: seconds)
+    }
+
+    /// How it ended: a normal exit with its status, or the signal that ended it.
+    var ending: ChildServers.Ending { ChildServers.Ending(process) }
+}
+
+/// The child processes of one test. `ChildServers.with { children in … }` starts servers and
+/// one-shot commands through `children`, and kills (SIGKILL) and reaps every child still running
+/// when the body ends, passed or failed, so no process outlives its test; then it removes the
+/// test's scratch folder (the children's logs and any `file(_:)`).
+final class ChildServers: Sendable {
+    private let started = Mutex<[Process]>([])
+    private let folder: URL
+
+    private init() {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apple-id-mock-children-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    /// A path in this test's scratch folder (removed when the test ends), e.g. for a state file.
+    func file(_ name: String) -> String {
+        folder.appendingPathComponent(name).path
+    }
+
+    /// The built `apple-id-mock` executable: `swift build` / `swift test` put it beside the test
+    /// bundle (on Linux the test runner itself; on macOS the `.xctest` bundle), else in the
+    /// package's `.build/debug`.
+    static let executable: String? = {
+        var folders = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        ]
+        folders += Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map {
+            $0.bundleURL.deletingLastPathComponent()
+        }
+        folders.append(URL(fileURLWithPath: Fixture.root + "/.build/debug"))
+        return folders.map { $0.appendingPathComponent("apple-id-mock").path }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }()
+
+    /// Runs `body` with a fresh set of children and kills the survivors afterwards.
+    static func with<T>(_ body: (ChildServers) async throws -> T) async throws -> T {
+        let children = ChildServers()
+        do {
+            let result = try await body(children)
+            children.finish()
+            return result
+        } catch {
+            children.finish()
+            throw error
+        }
+    }
+
+    /// Starts `apple-id-mock serve` on a free port with the bundled scenarios and keys and `--state
+    /// state`, and returns once it prints the port it listens on.
+    func start(state: String, arguments extra: [String] = [], seconds: Double = 20) async throws -> ServerProcess {
+        let (process, stdout, stderr) = try launch(Self.serveArguments(state: state) + extra)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
+            if let port = Self.listeningPort(text) {
+                return ServerProcess(process: process, port: port, stderrPath: stderr)
+            }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Self.signal(process, SIGKILL)
+        let log = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+        Issue.record("apple-id-mock --state \(state) did not start listening; stderr:\n\(log)")
+        throw CancellationError()
+    }
+
+    /// A command that should end by itself: what it printed and how it ended.
+    struct Finished: Sendable {
+        var stdout: String
+        var stderr: String
+        var ending: Ending
+        var duration: Duration
+        /// The non-empty lines of stderr.
+        var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: true) }
+    }
+
+    /// Runs `apple-id-mock` with `arguments` until it exits (killed after `seconds`, which fails the
+    /// test), with `environment` added to the test's own (whose `APPLE_ID_MOCK_*` variables are left out).
+    func run(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 15) async throws -> Finished
+    {
+        let (process, stdout, stderr) = try launch(arguments, environment: environment)
+        guard let duration = await Self.waitForExit(process, seconds: seconds) else {
+            Self.signal(process, SIGKILL)
+            Issue.record("apple-id-mock \(arguments.joined(separator: " ")) still ran after \(seconds) s")
+            throw CancellationError()
+        }
+        return Finished(
+            stdout: (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "", ending: Ending(process),
+            duration: duration)
+    }
+
+    /// The arguments of `serve` on a free port of 127.0.0.1 with the repository's scenarios and keys,
+    /// and `--state state` unless it is nil.
+    static func serveArguments(state: String?) -> [String] {
+        [
+            "serve", "--port", "0", "--host", "127.0.0.1", "--scenarios-dir", Fixture.scenariosDirectory,
+            "--keys-dir", Fixture.keysDirectory,
+        ] + (state.map { ["--state", $0] } ?? [])
+    }
+
+    private func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+        Process, stdout: String, stderr: String
+    ) {
+        guard let executable = Self.executable else {
+            Issue.record("no apple-id-mock executable beside the tests: run swift build --build-tests")
+            throw CancellationError()
+        }
+        let name = "child-\(UUID().uuidString.prefix(8))"
+        let stdout = file(name + "-stdout.log")
+        let stderr = file(name + "-stderr.log")
+        _ = FileManager.default.createFile(atPath: stdout, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderr, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: stderr))
+        defer {
+            try? out.close()
+            try? err.close()
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        // Only the flags count: variables from the test's own environment do not leak in.
+        process.environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("APPLE_ID_MOCK_")
+        }.merging(environment) { _, new in new }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try started.withLock { started in
+            try process.run()
+            started.append(process)
+        }
+        return (process, stdout, stderr)
+    }
+
+    private static func listeningPort(_ stdout: String) -> Int? {
+        guard let range = stdout.range(of: #"listening on http://[^:]+:\d+"#, options: .regularExpression),
+            let colon = stdout[range].lastIndex(of: ":")
+        else { return nil }
+        return Int(stdout[range][stdout.index(after: colon)...])
+    }
+
+    /// Kills every child still running, waits until each is gone (no cooperative waiting: this also
+    /// runs when the test was cancelled), and removes the scratch folder.
+    private func finish() {
+        let processes = started.withLock { $0 }
+        for process in processes where process.isRunning { Self.signal(process, SIGKILL) }
+        for process in processes {
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    fileprivate static func signal(_ process: Process, _ signal: Int32) {
+        guard process.isRunning else { return }
+        _ = kill(process.processIdentifier, signal)
+    }
+
+    fileprivate static func waitForExit(_ process: Process, seconds: Double) async -> Duration? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        while process.isRunning {
+            guard clock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return clock.now - start
+    }
+
+    /// How a child ended.
+    enum Ending: Sendable, Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signalled(Int32)
+
+        init(_ process: Process) {
+            self =
+                process.terminationReason == .uncaughtSignal
+                ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
+        }
+
+        /// Exit status 0, or the signal a SIGTERM handler re-raises: a normal end after SIGTERM.
+        var isNormalAfterSIGTERM: Bool { self == .exited(0) || self == .signalled(SIGTERM) }
+
+        var description: String {
+            switch self {
+            case .exited(let status): "exit status \(status)"
+            case .signalled(let signal): "signal \(signal)"
+            }
+        }
+    }
+}
+
+/// Waiting for something another process does.
+enum Waiting {
+    /// Checks `condition` every 50 ms until it holds (true) or `seconds` pass (false).
+    static func until(seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+}

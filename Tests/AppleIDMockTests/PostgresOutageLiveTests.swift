@@ -18,7 +18,9 @@ struct PostgresOutageLiveTests {
         let words: [String] = ["/bin/bash", "-c", script]
         var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
         arguments.append(nil)
-        defer { arguments.forEach { free($0) } }
+        defer {
+            for argument in arguments { free(argument) }
+        }
         var pid: pid_t = 0
         guard posix_spawn(&pid, "/bin/bash", nil, nil, arguments, environ) == 0 else {
             throw StoreOpeningError(location: directory, cause: "cannot run postgres-test-cluster.sh")

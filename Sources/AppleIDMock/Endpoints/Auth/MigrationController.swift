@@ -53,7 +53,8 @@ struct MigrationController: Sendable {
                     throw OAuthError.invalidRequest(
                         "send either sub and target (sending team) or transfer_sub (recipient team)")
                 }
-                try await session.spendForMigration(bearer, now: now)  // a user access token is single use, once the call succeeds
+                // A user access token is single use, once the call succeeds.
+                try await session.spendForMigration(bearer, now: now)
                 return answer
             }
             return Responses.appleJSON(answer)

@@ -214,6 +214,39 @@ struct StoreConformanceTests {
     }
 }
 
+/// Small pieces of the state machinery on their own.
+@Suite("State pieces")
+struct StatePiecesTests {
+    @Test("the epoch watch wakes work of older epochs only")
+    func epochWatch() async throws {
+        let watch = EpochWatch()
+        watch.observe(3)
+        let superseded = Task { await watch.waitUntilSuperseded(3) }
+        await watch.waitUntilSuperseded(2)  // already superseded: returns at once
+        await watch.waitUntilSuperseded(1)
+        watch.observe(3)  // the same epoch again wakes nobody
+        try await Task.sleep(for: .milliseconds(20))
+        watch.observe(4)
+        await superseded.value
+        #expect(watch.epoch == 4)
+    }
+
+    @Test("PostgreSQL URLs: parts percent-decoded once, the password masked when shown")
+    func postgresURL() throws {
+        let location = try StoreLocation(parsing: "postgres://app%20user:p%2541%40ss@db.internal:6543/mock")
+        guard case .postgres(let parts) = location else {
+            Issue.record("not parsed as PostgreSQL")
+            return
+        }
+        #expect(parts.user == "app user" && parts.password == "p%41@ss")
+        #expect(parts.host == "db.internal" && parts.port == 6543 && parts.database == "mock")
+        #expect(location.description == "postgres://app user:***@db.internal:6543/mock")
+        #expect(throws: StoreOpeningError.self) { try StoreLocation(parsing: "postgres://user@host") }
+        #expect(throws: StoreOpeningError.self) { try StoreLocation(parsing: "mysql://u:p@h/db") }
+        #expect(try StoreLocation(parsing: "sqlite:/tmp/x.db") == .sqlite(path: "/tmp/x.db"))
+    }
+}
+
 /// The grant rules as pure functions, without a store or HTTP.
 @Suite("Grant rules")
 struct GrantRulesTests {

@@ -21,20 +21,21 @@ final class EpochWatch: Sendable {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard epoch > state.epoch else { return [] }
             state.epoch = epoch
-            let stale = state.waiters.filter { $0.value.epoch != epoch }
+            let stale = state.waiters.filter { $0.value.epoch < epoch }
             for id in stale.keys { state.waiters[id] = nil }
             return stale.values.map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
     }
 
-    /// Returns once the epoch is no longer `epoch`, or when the task is cancelled.
-    func waitForChange(from epoch: Int) async {
+    /// Returns once an epoch after `epoch` is in force (work of `epoch` is then void), or when the
+    /// task is cancelled. Work of an epoch this replica has not seen yet is not void.
+    func waitUntilSuperseded(_ epoch: Int) async {
         let id = UUID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let resumeNow = state.withLock { state in
-                    guard state.epoch == epoch, !Task.isCancelled else { return true }
+                    guard state.epoch <= epoch, !Task.isCancelled else { return true }
                     state.waiters[id] = (epoch, continuation)
                     return false
                 }

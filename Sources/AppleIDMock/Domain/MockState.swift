@@ -20,7 +20,8 @@ public final class MockState: Sendable {
     static func open(
         store: any StateStore, catalog: ScenarioCatalog, initialScenario: String, clock: MockClock, logger: Logger
     ) async throws -> MockState {
-        guard catalog.bundled[initialScenario] != nil else {
+        @Sendable func refuseUnknown() throws(ScenarioError) {
+            guard catalog.bundled[initialScenario] == nil else { return }
             throw ScenarioError(
                 file: initialScenario,
                 reason:
@@ -30,6 +31,7 @@ public final class MockState: Sendable {
         let state = MockState(store: store, catalog: catalog, clock: clock, logger: logger)
         try await store.transaction { transaction in
             guard let control = try await transaction.get(Spaces.control, ControlState.key) else {
+                try refuseUnknown()
                 try await transaction.put(Spaces.control, ControlState.key, ControlState(scenario: initialScenario))
                 return
             }
@@ -37,6 +39,7 @@ public final class MockState: Sendable {
                 try await transaction.get(Spaces.uploadedScenarios, control.scenario) != nil
                 || catalog.bundled[control.scenario] != nil
             if !known {
+                try refuseUnknown()
                 logger.warning(
                     "stored scenario is gone; switching",
                     metadata: ["idp.scenario": .string(control.scenario), "idp.to": .string(initialScenario)])
@@ -69,7 +72,7 @@ public final class MockState: Sendable {
         guard let value else { throw StoreUnavailable(cause: "the control record is missing") }
         let active = try await resolve(value, revision: revision, uploads: nil)
         cached.withLock { current in
-            if (current?.revision ?? .min) < revision || current?.revision == revision { current = active }
+            if (current?.revision ?? .min) <= revision { current = active }
         }
         epochs.observe(value.epoch)
         return active
@@ -80,11 +83,10 @@ public final class MockState: Sendable {
     private func resolve(_ control: ControlState, revision: Int64, uploads: (any StateTransaction)?) async throws
         -> ActiveScenario
     {
+        // Uploads may shadow a bundled scenario of the same name, so the store is always asked.
         let upload: UploadedScenario?
         if let uploads {
             upload = try await uploads.get(Spaces.uploadedScenarios, control.scenario)
-        } else if catalog.bundled[control.scenario] != nil, cached.withLock({ $0?.upload == nil }) {
-            upload = try await store.transaction { try await $0.get(Spaces.uploadedScenarios, control.scenario) }
         } else {
             upload = try await store.transaction { try await $0.get(Spaces.uploadedScenarios, control.scenario) }
         }
@@ -277,7 +279,8 @@ public final class MockState: Sendable {
     /// Applies the scenario's scheduled transfers and events that are due on the mock's clock, in one
     /// step; events that do not apply are logged as skipped.
     public func fireDueEvents() async throws {
-        guard try await current().hasDueWork(at: try await current().now) else { return }
+        let active = try await current()
+        guard active.hasDueWork(at: active.now) else { return }
         try await changeControl { [self] control, active, transaction in
             let now = active.now
             var world = active.world
@@ -340,12 +343,12 @@ public final class MockState: Sendable {
         }
     }
 
-    /// Queues notifications (for `/auth/revoke` with `notifyOnRevokeEndpoint`).
-    func emit(_ drafts: [NotificationDraft], active: ActiveScenario) async throws {
-        _ = try await withSession(active) { session, world in
-            try await self.enqueue(
-                drafts, world: world, now: active.now, epoch: active.control.epoch, transaction: session.transaction)
-        }
+    /// Queues notifications inside a session step (for `/auth/revoke` with `notifyOnRevokeEndpoint`,
+    /// so the revocation and its notification are one step).
+    func emit(_ drafts: [NotificationDraft], in session: Session, active: ActiveScenario) async throws {
+        _ = try await enqueue(
+            drafts, world: active.world, now: active.now, epoch: active.control.epoch,
+            transaction: session.transaction)
     }
 
     /// The event log (oldest first) and the scheduled events still to come.
@@ -373,7 +376,8 @@ public final class MockState: Sendable {
                 draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
             let record = NotificationRecord(
                 id: claims.jti, appGroupId: group.id, url: group.notificationUrl,
-                type: draft.kind.notificationType(world.settings), sub: draft.sub, claims: claims, createdAt: now,
+                type: draft.kind.notificationType(world.settings), sub: draft.sub, claims: claims, payload: nil,
+                createdAt: now,
                 status: group.notificationUrl == nil ? .noURL : .pending, attempts: [], nextAttemptAt: nil, lease: nil,
                 epoch: epoch)
             try await transaction.put(Spaces.outbox, record.id, record, index: record.index)
@@ -427,13 +431,12 @@ public final class MockState: Sendable {
 
     /// Records a delivery attempt, if the lease `claim` still holds the notification.
     func finishDelivery(
-        _ id: String, claim: String, attempt: NotificationRecord.Attempt, policy: NotificationRecord.RetryPolicy
-    )
-        async throws
-    {
+        _ id: String, claim: String, attempt: NotificationRecord.Attempt, payload: String?,
+        policy: NotificationRecord.RetryPolicy
+    ) async throws {
         try await store.transaction { transaction in
             guard var record = try await transaction.get(Spaces.outbox, id), record.lease == claim else { return }
-            record.finish(attempt, policy: policy)
+            record.finish(attempt, payload: payload, policy: policy)
             try await transaction.put(Spaces.outbox, id, record, index: record.index)
         }
     }

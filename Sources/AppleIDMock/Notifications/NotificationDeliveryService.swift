@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// The background worker: fires scheduled lifecycle events when the mock's clock reaches them, and
 /// posts due notifications as `{"payload": "<JWS>"}`, retrying failures with backoff. Each
@@ -15,16 +16,36 @@ struct NotificationDeliveryService: Service {
     /// How many notifications one replica delivers at once.
     var batch = 16
 
+    /// Counts deliveries under way, so no more than `batch` run at once.
+    private final class DeliverySlots: Sendable {
+        private let busy = Mutex(0)
+
+        /// Takes up to `limit` free slots; returns how many.
+        func take(upTo limit: Int) -> Int {
+            busy.withLock { busy in
+                let taken = max(0, limit - busy)
+                busy += taken
+                return taken
+            }
+        }
+
+        /// Gives `count` slots back.
+        func give(_ count: Int = 1) {
+            busy.withLock { $0 -= count }
+        }
+    }
+
     func run() async throws {
         // A receiver that refuses connections fails the attempt at once; the retry policy paces the
         // next one (AsyncHTTPClient would otherwise retry the connection until the attempt's timeout).
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let slots = DeliverySlots()
         try? await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
-                    await poll(into: &group, client: client)
+                    await poll(into: &group, client: client, slots: slots)
                     try? await Task.sleep(for: tick)
                 }
             }
@@ -32,16 +53,28 @@ struct NotificationDeliveryService: Service {
         try? await client.shutdown()
     }
 
-    private func poll(into group: inout DiscardingTaskGroup, client: HTTPClient) async {
+    private func poll(into group: inout DiscardingTaskGroup, client: HTTPClient, slots: DeliverySlots) async {
         do {
             try await services.state.fireDueEvents()
             let settings = try await services.state.current().world.settings
             let timeout = Duration.milliseconds(settings.notificationTimeoutMilliseconds)
+            let free = slots.take(upTo: batch)
+            guard free > 0 else { return }
             let claim = UUID().uuidString
-            let records = try await services.state.claimDueNotifications(
-                claim: claim, lease: timeout + .seconds(2), limit: batch)
+            let records: [NotificationRecord]
+            do {
+                records = try await services.state.claimDueNotifications(
+                    claim: claim, lease: timeout + .seconds(2), limit: free)
+            } catch {
+                slots.give(free)
+                throw error
+            }
+            slots.give(free - records.count)
             for record in records {
-                group.addTask { await deliver(record, claim: claim, settings: settings, client: client) }
+                group.addTask {
+                    defer { slots.give() }
+                    await deliver(record, claim: claim, settings: settings, client: client)
+                }
             }
         } catch {
             // Shutdown cancels the step under way: no outage to report.
@@ -55,10 +88,19 @@ struct NotificationDeliveryService: Service {
         async
     {
         let started = Date()
+        // The attempt, its deadline (the whole exchange, body included, stays inside the lease), and
+        // a reset or switch that makes the notification void.
+        let timeout = settings.notificationTimeoutMilliseconds
+        // Signed with the key in force now; the record keeps the JWS as posted.
+        let payload = try? services.minter.sign(record.claims, settings: settings)
         let result = await withTaskGroup(of: (status: Int?, outcome: String)?.self) { race in
-            race.addTask { await post(record, settings: settings, client: client) }
+            race.addTask { await post(record, payload: payload, timeout: timeout, client: client) }
             race.addTask {
-                await services.state.epochs.waitForChange(from: record.epoch)
+                try? await Task.sleep(for: .milliseconds(timeout))
+                return (nil, "timed out after \(timeout) ms")
+            }
+            race.addTask {
+                await services.state.epochs.waitUntilSuperseded(record.epoch)
                 return nil
             }
             let first = await race.next() ?? nil
@@ -74,7 +116,8 @@ struct NotificationDeliveryService: Service {
             httpStatus: result.status, outcome: result.outcome)
         do {
             try await services.state.finishDelivery(
-                record.id, claim: claim, attempt: attempt, policy: NotificationRecord.RetryPolicy(settings: settings))
+                record.id, claim: claim, attempt: attempt, payload: payload,
+                policy: NotificationRecord.RetryPolicy(settings: settings))
         } catch {
             services.logger.warning(
                 "notification outcome not recorded", metadata: ["idp.notification": .string(record.id)])
@@ -87,18 +130,17 @@ struct NotificationDeliveryService: Service {
             ])
     }
 
-    private func post(_ record: NotificationRecord, settings: MockSettings, client: HTTPClient) async -> (
+    private func post(_ record: NotificationRecord, payload: String?, timeout: Int, client: HTTPClient) async -> (
         status: Int?, outcome: String
     ) {
         do {
             guard let url = record.url else { return (nil, "no notificationUrl") }
+            guard let payload else { return (nil, "the notification could not be signed") }
             var request = HTTPClientRequest(url: url)
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
-            let payload = try services.minter.sign(record.claims, settings: settings)
             request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(["payload": payload])))
-            let response = try await client.execute(
-                request, timeout: .milliseconds(Int64(settings.notificationTimeoutMilliseconds)))
+            let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout)))
             _ = try? await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)
             return (code, (200..<300).contains(code) ? "delivered" : "http \(code)")

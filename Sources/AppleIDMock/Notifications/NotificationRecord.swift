@@ -36,6 +36,8 @@ public struct NotificationRecord: Sendable, Codable {
     public var sub: String
     /// The JWT's claims, signed when sent.
     var claims: NotificationClaims
+    /// The JWS as last posted (`nil` until the first attempt).
+    public var payload: String?
     /// When it was produced, on the mock's clock.
     public var createdAt: Date
     public var status: Status
@@ -53,8 +55,9 @@ public struct NotificationRecord: Sendable, Codable {
     }
 
     /// Records an attempt's result and schedules the next one if it failed.
-    mutating func finish(_ attempt: Attempt, policy: RetryPolicy) {
+    mutating func finish(_ attempt: Attempt, payload: String?, policy: RetryPolicy) {
         attempts.append(attempt)
+        self.payload = payload ?? self.payload
         lease = nil
         if attempt.outcome == "delivered" {
             status = .delivered

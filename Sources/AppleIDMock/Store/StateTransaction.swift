@@ -33,7 +33,8 @@ public protocol StateTransaction: AnyObject {
     func deleteGroup(_ group: String, in spaces: [String]) async throws
     /// Deletes every entry of the spaces named.
     func clear(_ spaces: [String]) async throws
-    /// Deletes the oldest entries of `space` beyond the newest `keep`.
+    /// Deletes the oldest entries of `space` beyond the newest `keep`, among those not due for work
+    /// (a notification still to deliver is never pruned).
     func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws
 }
 

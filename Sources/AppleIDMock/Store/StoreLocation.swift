@@ -51,8 +51,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             }
             self = .postgres(
                 PostgresLocation(
-                    host: host, port: port, user: user.removingPercentEncoding ?? user,
-                    password: components.password.map { $0.removingPercentEncoding ?? $0 }, database: database))
+                    host: host, port: port, user: user, password: components.password, database: database))
             return
         }
         throw StoreOpeningError(

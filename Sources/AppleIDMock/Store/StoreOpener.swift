@@ -23,7 +23,10 @@ enum StoreOpener {
                 description: location.description, journal: journal, entries: try await journal.loadEntries())
             return Opened(store: store, services: [journal], close: { await journal.close() })
         case .postgres(let parts):
-            let store = try await PostgresStore.open(parts, description: location.description, logger: logger)
+            // postgres-nio traces wire messages (codes and tokens in rows): never below `info` here.
+            var driverLogger = logger
+            driverLogger.logLevel = max(logger.logLevel, .info)
+            let store = try await PostgresStore.open(parts, description: location.description, logger: driverLogger)
             return Opened(store: store, services: [store], close: { await store.shutdownUnstarted() })
         }
     }

@@ -12,8 +12,8 @@ struct LifecycleController: Sendable {
         admin.get("events") { _, _ in await AdminBody.run { try await self.events() } }
         admin.get("notifications") { _, _ in
             await AdminBody.run {
-                let active = try await self.services.state.current()
-                let views = try await self.services.state.notifications().map { self.view($0, active: active) }
+                // As recorded: a list of many notifications is not signed anew.
+                let views = try await self.services.state.notifications().map { self.view($0, signing: nil) }
                 return Responses.adminJSON(["notifications": views])
             }
         }
@@ -23,13 +23,13 @@ struct LifecycleController: Sendable {
                 guard let record = try await self.services.state.notification(id) else {
                     throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"")
                 }
-                return Responses.adminJSON(self.view(record, active: try await self.services.state.current()))
+                return Responses.adminJSON(self.view(record, signing: try await self.services.state.current()))
             }
         }
         admin.post("notifications/:id/redeliver") { _, context in
             await AdminBody.run {
                 let record = try await self.services.state.redeliver(context.parameters.get("id") ?? "")
-                return Responses.adminJSON(self.view(record, active: try await self.services.state.current()))
+                return Responses.adminJSON(self.view(record, signing: try await self.services.state.current()))
             }
         }
     }
@@ -108,7 +108,8 @@ struct LifecycleController: Sendable {
         var url: String?
         var type: String
         var sub: String
-        /// The signed JWT, as posted in `{"payload": …}` (signed with the key now in force).
+        /// The signed JWT as last posted in `{"payload": …}`; before any attempt, one notification
+        /// shown alone is signed with the key now in force (a listing leaves it out).
         var payload: String?
         var createdAt: Date
         var status: NotificationRecord.Status
@@ -116,10 +117,11 @@ struct LifecycleController: Sendable {
         var nextAttemptAt: Date?
     }
 
-    private func view(_ record: NotificationRecord, active: ActiveScenario) -> NotificationView {
+    private func view(_ record: NotificationRecord, signing active: ActiveScenario?) -> NotificationView {
         NotificationView(
             id: record.id, appGroupId: record.appGroupId, url: record.url, type: record.type, sub: record.sub,
-            payload: try? services.minter.sign(record.claims, settings: active.world.settings),
+            payload: record.payload
+                ?? active.flatMap { try? services.minter.sign(record.claims, settings: $0.world.settings) },
             createdAt: record.createdAt, status: record.status, attempts: record.attempts,
             nextAttemptAt: record.nextAttemptAt)
     }

@@ -27,7 +27,8 @@ struct AuthorizeController: Sendable {
             return try await body()
         } catch {
             let oauthError = services.refusal(error, endpoint: "authorize")
-            if request.headers[.accept]?.contains("application/json") == true {
+            // A store outage is JSON (a 503 naming the cause), as on every /auth/* endpoint.
+            if request.headers[.accept]?.contains("application/json") == true || oauthError.httpStatus == 503 {
                 return Responses.oauthError(oauthError)
             }
             return Responses.html(

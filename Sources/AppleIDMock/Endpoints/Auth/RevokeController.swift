@@ -30,11 +30,17 @@ struct RevokeController: Sendable {
             guard let token = try form.field("token") else { throw OAuthError.invalidRequest("token is missing") }
             let hint = try form.field("token_type_hint")
             let now = active.now
-            let revokedUser = try await services.state.withSession(active) { session, _ in
-                try await session.revoke(token: token, clientId: client.id, hint: hint, now: now)
-            }
-            if let revokedUser, active.world.settings.notifyOnRevokeEndpoint {
-                try await notifyRevocation(userKey: revokedUser, client: client, active: active)
+            let state = services.state
+            let revokedUser = try await state.withSession(active) { session, world in
+                let revoked = try await session.revoke(token: token, clientId: client.id, hint: hint, now: now)
+                if let revoked, world.settings.notifyOnRevokeEndpoint, let user = world.users[revoked] {
+                    // `notifyOnRevokeEndpoint`: whether Apple sends consent-revoked here is not confirmed.
+                    let draft = NotificationDraft(
+                        appGroupId: client.appGroupId, kind: .consentRevoked,
+                        sub: world.subject(of: user, teamId: client.teamId), email: nil, eventTime: now)
+                    try await state.emit([draft], in: session, active: active)
+                }
+                return revoked
             }
             services.logger.info(
                 "revoke",
@@ -43,16 +49,5 @@ struct RevokeController: Sendable {
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "revoke"))
         }
-    }
-
-    /// Sends `consent-revoked` for a consent `/auth/revoke` ended (the `notifyOnRevokeEndpoint` switch:
-    /// whether Apple does so is not confirmed).
-    private func notifyRevocation(userKey: String, client: World.Client, active: ActiveScenario) async throws {
-        let world = active.world
-        guard let user = world.users[userKey] else { return }
-        let draft = NotificationDraft(
-            appGroupId: client.appGroupId, kind: .consentRevoked, sub: world.subject(of: user, teamId: client.teamId),
-            email: nil, eventTime: active.now)
-        try await services.state.emit([draft], active: active)
     }
 }

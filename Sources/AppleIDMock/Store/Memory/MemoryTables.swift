@@ -101,13 +101,13 @@ struct MemoryTables: ~Copyable {
     /// Takes the expiry marks due before `now` and returns the entries they name that did expire (the
     /// caller deletes them, or gives them back with `restoreExpiry` if it cannot).
     mutating func expiredRefs(before now: Date) -> [EntryRef] {
-        var expired: [EntryRef] = []
+        var expired = Set<EntryRef>()
         while let mark = expiry.min, mark.at < now {
             _ = expiry.popMin()
             guard let entry = entry(mark.ref), let expiresAt = entry.index.expiresAt, expiresAt < now else { continue }
-            expired.append(mark.ref)
+            expired.insert(mark.ref)  // an entry written twice has two marks
         }
-        return expired
+        return Array(expired)
     }
 
     /// Files the expiry of `refs` again (their deletion failed).

@@ -61,14 +61,20 @@ final class MemoryTransaction: StateTransaction {
     }
 
     func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws {
-        var count =
-            changes.cleared.contains(space.name) ? 0 : store.tables.withLock { $0.spaces[space.name]?.count ?? 0 }
-        for (ref, entry) in changes.writes where ref.space == space.name {
-            let existed = !changes.cleared.contains(space.name) && store.tables.withLock { $0.entry(ref) } != nil
-            count += (entry == nil ? 0 : 1) - (existed ? 1 : 0)
+        var idle: [(key: String, seq: Int64)] = []
+        if !changes.cleared.contains(space.name) {
+            idle = store.tables.withLock { tables in
+                (tables.spaces[space.name] ?? [:]).filter { $0.value.index.dueAt == nil }.map { ($0.key, $0.value.seq) }
+            }
         }
-        guard count > keep else { return }
-        let oldest = try await list(space).prefix(count - keep)
-        for (key, _) in oldest { changes.writes[EntryRef(space: space.name, key: key)] = .some(nil) }
+        for (ref, entry) in changes.writes where ref.space == space.name {
+            idle.removeAll { $0.key == ref.key }
+            if let entry, entry.index.dueAt == nil { idle.append((ref.key, entry.seq)) }
+        }
+        guard idle.count > keep else { return }
+        for (key, _) in idle.sorted(by: { $0.seq < $1.seq }).prefix(idle.count - keep) {
+            changes.writes[EntryRef(space: space.name, key: key)] = .some(nil)
+        }
     }
+
 }

@@ -27,10 +27,12 @@ enum PostgresErrorText {
         ["40001", "40P01", "23505"].contains(sqlState(error) ?? "")
     }
 
-    /// Whether the database answered at all (a server error other than a conflict means a bug or a
-    /// schema problem; anything else means it is unreachable).
+    /// Whether the database answered a statement (a server error other than a conflict means a bug
+    /// or a schema problem). Connection failures, and the server shutting down or not accepting
+    /// connections yet (SQLSTATE 57P01-57P03, class 08), mean it is unreachable.
     static func isServerError(_ error: any Error) -> Bool {
-        sqlState(error) != nil
+        guard let state = sqlState(error) else { return false }
+        return !state.hasPrefix("08") && !["57P01", "57P02", "57P03"].contains(state)
     }
 
     /// A connection failure in a few words (NIO's text nests the cause deep inside).

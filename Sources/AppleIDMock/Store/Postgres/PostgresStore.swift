@@ -106,6 +106,15 @@ final class PostgresStore: StateStore, Service {
                     id: 0, logger: logger)
                 try await connection.query("SELECT 1", logger: logger)
                 try? await connection.close()
+                // A pool that reaches the database again is kept (its steps under way are not cut);
+                // one stuck in reconnection backoff is replaced.
+                if (try? await withDeadlineUnchecked(seconds: 1, { _ = try await self.client.query("SELECT 1") }))
+                    != nil
+                {
+                    outage.withLock { $0 = nil }
+                    logger.notice("PostgreSQL answers again", metadata: ["idp.store": .string(description)])
+                    continue
+                }
                 return
             } catch {
                 outage.withLock { $0 = "PostgreSQL is unreachable: \(PostgresErrorText.describe(error))" }
@@ -256,9 +265,10 @@ final class PostgresStore: StateStore, Service {
         }
     }
 
-    private func withDeadlineUnchecked<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T
-    {
-        let timeout = stepTimeout
+    private func withDeadlineUnchecked<T: Sendable>(
+        seconds: Int? = nil, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let timeout = seconds.map { Duration.seconds($0) } ?? stepTimeout
         do {
             return try await withThrowingTaskGroup(of: T.self) { group in
                 group.addTask { try await body() }

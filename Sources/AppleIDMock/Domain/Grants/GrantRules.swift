@@ -120,38 +120,3 @@ enum GrantRules {
         return consent.status == .authorized ? .authorized : .revoked
     }
 }
-
-/// A team's access token from the `client_credentials` grant (`scope=user.migration`): an hour long,
-/// reusable, bound to the client and the team whose secret obtained it.
-public struct MigrationTokenRecord: Sendable, Codable {
-    public var token: String
-    public var clientId: String
-    public var teamId: String
-    public var expiresAt: Date
-}
-
-/// The bearer of a `/auth/usermigrationinfo` call, once checked.
-public struct MigrationBearer: Sendable, Equatable {
-    /// The team the token speaks for.
-    public var teamId: String
-}
-
-/// What an app sees for a user id (`ASAuthorizationAppleIDProvider.getCredentialState`).
-public enum CredentialState: String, Sendable, Codable {
-    case authorized
-    case revoked
-    case notFound
-    case transferred
-}
-
-/// Why a lifecycle event or native call cannot be carried out.
-public struct LifecycleRefusal: Error, Sendable, Equatable {
-    /// Whether something named does not exist, or exists but the event does not apply to it.
-    public enum Kind: Sendable, Equatable {
-        case notFound
-        case notApplicable
-    }
-
-    public var kind: Kind
-    public var message: String
-}

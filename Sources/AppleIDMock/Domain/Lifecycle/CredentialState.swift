@@ -1,0 +1,7 @@
+/// What an app sees for a user id (`ASAuthorizationAppleIDProvider.getCredentialState`).
+public enum CredentialState: String, Sendable, Codable {
+    case authorized
+    case revoked
+    case notFound
+    case transferred
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// The control plane's steps on the state: scenarios, settings, the clock and transfers.
+extension MockState {
+    // MARK: - Scenarios and settings
+
+    /// The names of every scenario: the folder's and the uploaded ones.
+    public func scenarioNames() async throws -> [String] {
+        let uploaded = try await store.transaction { try await $0.list(Spaces.uploadedScenarios).map(\.key) }
+        return Set(catalog.bundled.keys).union(uploaded).sorted()
+    }
+
+    /// Makes `name` the active scenario: consents, codes, tokens, events and notifications are cleared
+    /// and its schedule armed, in one step.
+    public func activate(_ name: String) async throws {
+        try await changeControl { control, _, transaction in
+            let uploaded = try await transaction.get(Spaces.uploadedScenarios, name) != nil
+            guard uploaded || self.catalog.bundled[name] != nil else {
+                let names = Set(self.catalog.bundled.keys).union(
+                    try await transaction.list(Spaces.uploadedScenarios).map(\.key))
+                throw ScenarioError(
+                    file: "request body", path: "$.name",
+                    reason: "no scenario named \"\(name)\"; available: \(names.sorted().joined(separator: ", "))")
+            }
+            try await transaction.clear(Spaces.session)
+            control = control.switched(to: name)
+        }
+    }
+
+    /// Adds (or replaces) a scenario sent over HTTP, after the same checks as at start-up, and makes
+    /// it active when asked. The active scenario is replaced only together with activating it.
+    public func install(json: String, name: String, activate: Bool) async throws {
+        _ = try catalog.parse(UploadedScenario(json: json), name: name)
+        try await changeControl { control, _, transaction in
+            if control.scenario == name && !activate {
+                throw LifecycleRefusal(
+                    kind: .notApplicable,
+                    message: "scenario \"\(name)\" is active; replace it with ?activate=true (which resets the session)"
+                )
+            }
+            try await transaction.put(Spaces.uploadedScenarios, name, UploadedScenario(json: json))
+            if activate {
+                try await transaction.clear(Spaces.session)
+                control = control.switched(to: name)
+            }
+        }
+    }
+
+    /// Applies a JSON patch to the active scenario's settings in one step (the session is kept).
+    public func patchSettings(_ patch: JSONValue) async throws -> MockSettings {
+        let keyRing = catalog.keyRing
+        return try await changeControl { control, active, _ in
+            var reader = JSONReader()
+            var base = active.world.scenario
+            base.settings = self.catalog.bundled[base.name]?.settings ?? base.settings
+            let settings = active.world.settings.applying(patch, at: .root, reader: &reader)
+            if let kid = settings.signingKeyId, keyRing.key(kid) == nil {
+                reader.report(
+                    .root.member("signingKeyId"),
+                    "no signing key \"\(kid)\"; keys: \(keyRing.keys.map(\.kid).joined(separator: ", "))")
+            }
+            try AdminBody.check(reader)
+            if case .object(let members) = patch {
+                control.settingsPatch.merge(members) { _, new in new }
+            }
+            return settings
+        }
+    }
+
+    /// Clears consents, codes, tokens, events and notifications and re-arms the scenario's schedule,
+    /// in one step; deliveries under way are cut short.
+    public func reset() async throws {
+        try await changeControl { control, _, transaction in
+            try await transaction.clear(Spaces.session)
+            control = control.reset()
+        }
+    }
+
+    // MARK: - Clock
+
+    /// What to do with the mock's clock.
+    public enum ClockChange: Sendable {
+        case advance(seconds: Double)
+        case set(Date)
+        case reset
+    }
+
+    /// Moves the mock's clock for every replica; false (and no change) if it would leave
+    /// `MockClock.validRange`. Scheduled events that became due fire at once.
+    public func moveClock(_ change: ClockChange) async throws -> Bool {
+        let base = clock.now()
+        let moved = try await changeControl { control, _, _ in
+            let offset: Double
+            switch change {
+            case .advance(let seconds): offset = control.clockOffsetSeconds + seconds
+            case .set(let instant): offset = instant.timeIntervalSince(base)
+            case .reset: offset = 0
+            }
+            guard offset.isFinite, MockClock.validRange.contains(base.addingTimeInterval(offset)) else { return false }
+            control.clockOffsetSeconds = offset
+            return true
+        }
+        if moved { try await fireDueEvents() }
+        return moved
+    }
+
+    // MARK: - Transfers
+
+    /// Moves an app group to another team now; its migration window opens.
+    public func startTransfer(appGroupId: String, toTeam: String) async throws -> AppTransfer {
+        try await changeControl { control, active, _ in
+            try Self.transfer(
+                appGroupId: appGroupId, toTeam: toTeam, at: active.now, in: active.world, control: &control)
+        }
+    }
+
+    static func transfer(
+        appGroupId: String, toTeam: String, at instant: Date, in world: World, control: inout ControlState
+    ) throws(LifecycleRefusal) -> AppTransfer {
+        let name = world.scenario.name
+        guard let group = world.appGroups[appGroupId] else {
+            throw LifecycleRefusal(kind: .notFound, message: "no app group \"\(appGroupId)\" in scenario \"\(name)\"")
+        }
+        guard world.teams[toTeam] != nil else {
+            throw LifecycleRefusal(kind: .notFound, message: "no team \"\(toTeam)\" in scenario \"\(name)\"")
+        }
+        guard world.transfers[appGroupId] == nil else {
+            throw LifecycleRefusal(kind: .notApplicable, message: "app group \(appGroupId) was already transferred")
+        }
+        guard group.teamId != toTeam else {
+            throw LifecycleRefusal(
+                kind: .notApplicable, message: "app group \(appGroupId) already belongs to team \(toTeam)")
+        }
+        let transfer = AppTransfer(appGroupId: appGroupId, fromTeam: group.teamId, toTeam: toTeam, at: instant)
+        control.transfers.append(transfer)
+        return transfer
+    }
+}

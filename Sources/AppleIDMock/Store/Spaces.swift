@@ -1,0 +1,44 @@
+import Foundation
+
+/// Every space of the mock's state.
+public enum Spaces {
+    /// A user's consent per app group; key `user\u{1F}group`.
+    public static let consents = StoreSpace<Consent>("consent")
+    /// Deleted Apple Accounts; key: the user.
+    static let deletedAccounts = StoreSpace<Marker>("deleted_account")
+    /// (user, group) pairs whose relay forwarding is off; key `user\u{1F}group`.
+    static let relayOff = StoreSpace<Marker>("relay_off")
+    /// Authorization codes; key: the code.
+    public static let codes = StoreSpace<AuthorizationCodeRecord>("code")
+    /// Access tokens; key: the token.
+    public static let accessTokens = StoreSpace<AccessTokenRecord>("access_token")
+    /// Refresh tokens; key: the token.
+    public static let refreshTokens = StoreSpace<RefreshTokenRecord>("refresh_token")
+    /// `client_credentials` tokens for user migration; key: the token.
+    static let migrationTokens = StoreSpace<MigrationTokenRecord>("migration_token")
+    /// User access tokens already spent on a migration call; key: the token.
+    static let migrationSpent = StoreSpace<Marker>("migration_spent")
+    /// The scenario in force, settings, clock offset and transfers; one key, `current`.
+    static let control = StoreSpace<ControlState>("control")
+    /// Scenarios uploaded over HTTP; key: the name.
+    static let uploadedScenarios = StoreSpace<UploadedScenario>("uploaded_scenario")
+    /// The lifecycle event log; key: the entry id, in insertion order.
+    public static let eventLog = StoreSpace<EventLogEntry>("event_log")
+    /// Server-to-server notifications and their attempts; key: the `jti`, in insertion order.
+    public static let outbox = StoreSpace<NotificationRecord>("outbox")
+
+    /// The spaces a reset or scenario switch empties.
+    static let session: [String] = [
+        consents.name, deletedAccounts.name, relayOff.name, codes.name, accessTokens.name, refreshTokens.name,
+        migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name,
+    ]
+
+    /// Every space, for stores that decode rows by space name.
+    static let all: [String: AnyStoreSpace] = Dictionary(
+        uniqueKeysWithValues: [
+            AnyStoreSpace(consents), AnyStoreSpace(deletedAccounts), AnyStoreSpace(relayOff), AnyStoreSpace(codes),
+            AnyStoreSpace(accessTokens), AnyStoreSpace(refreshTokens), AnyStoreSpace(migrationTokens),
+            AnyStoreSpace(migrationSpent), AnyStoreSpace(control), AnyStoreSpace(uploadedScenarios),
+            AnyStoreSpace(eventLog), AnyStoreSpace(outbox),
+        ].map { ($0.name, $0) })
+}

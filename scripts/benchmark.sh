@@ -25,9 +25,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts the server with `--state $1`; prints the milliseconds until its first answer.
+# Starts the server with `--state $1` (in this shell, so that PID stays set) and prints the
+# milliseconds until its first answer.
 start_server() {
   local start ready
+  if curl -sf "$BASE/health" >/dev/null; then
+    echo "port $PORT is already in use" >&2
+    exit 1
+  fi
   start=$(date +%s%N)
   "$BIN" serve --port "$PORT" --log-level error --state "$1" >"$WORK/server.log" 2>&1 &
   PID=$!
@@ -36,10 +41,11 @@ start_server() {
     sleep 0.005
   done
   ready=$(date +%s%N)
-  echo $(((ready - start) / 1000000))
+  echo "start-up to first answer: $(((ready - start) / 1000000)) ms"
 }
 
 stop_server() {
+  echo "server peak memory (VmHWM): $(awk '/VmHWM/ {printf "%.1f MiB", $2 / 1024}' "/proc/$PID/status")"
   kill "$PID" 2>/dev/null || true
   wait "$PID" 2>/dev/null || true
   PID=
@@ -73,18 +79,17 @@ AUTHORIZE="$BASE/auth/authorize?client_id=com.example.web&redirect_uri=$REDIRECT
 echo "wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (server and load share this machine's $(nproc) cores)"
 echo
 echo "== state: memory"
-echo "start-up to first answer: $(start_server memory) ms"
+start_server memory
 prepare_refresh
 run "GET /auth/keys" "$BASE/auth/keys"
 run "GET /.well-known/openid-configuration" "$BASE/.well-known/openid-configuration"
 run "GET /auth/authorize (login_hint, query: mints a code)" "$AUTHORIZE"
 run "POST /auth/token refresh (ES256 verify + RS256 sign)" -s "$WORK/refresh.lua" "$BASE/auth/token"
-echo "server peak memory (VmHWM): $(awk '/VmHWM/ {printf "%.1f MiB", $2 / 1024}' "/proc/$PID/status")"
 stop_server
 
 echo
 echo "== state: sqlite:$WORK/state.db"
-echo "start-up to first answer: $(start_server "sqlite:$WORK/state.db") ms"
+start_server "sqlite:$WORK/state.db"
 prepare_refresh
 run "GET /auth/authorize (login_hint, query: mints a code)" "$AUTHORIZE"
 run "POST /auth/token refresh (ES256 verify + RS256 sign)" -s "$WORK/refresh.lua" "$BASE/auth/token"
@@ -98,7 +103,7 @@ fi
 echo
 if [ -n "$PG_URL" ]; then
   echo "== state: postgres (one replica; PostgreSQL on the same cores)"
-  echo "start-up to first answer: $(start_server "$PG_URL") ms"
+  start_server "$PG_URL"
   prepare_refresh
   run "GET /auth/authorize (login_hint, query: mints a code)" "$AUTHORIZE"
   run "POST /auth/token refresh (ES256 verify + RS256 sign)" -s "$WORK/refresh.lua" "$BASE/auth/token"

@@ -23,6 +23,6 @@ public protocol StateStore: Sendable {
     /// Deletes entries whose `expiresAt` is before `now` (the mock's clock); returns how many.
     func sweep(expiredBefore now: Date) async throws -> Int
 
-    /// What the store is, for logs and `/health` (a PostgreSQL password is masked).
+    /// What the store is, for logs and the start-up line (a PostgreSQL password is masked).
     var description: String { get }
 }

@@ -23,6 +23,12 @@ public struct Session {
         try await transaction.get(Spaces.consents, Self.consentKey(userKey, appGroupId))
     }
 
+    /// The consent a grant came from (`nil` when there is no grant, or no consent).
+    private func consent(behind grant: (userKey: String, appGroupId: String)?) async throws -> Consent? {
+        guard let grant else { return nil }
+        return try await consent(userKey: grant.userKey, appGroupId: grant.appGroupId)
+    }
+
     /// All consent records, sorted by user then group.
     public func allConsents() async throws -> [Consent] {
         try await transaction.list(Spaces.consents).map(\.value)
@@ -77,11 +83,9 @@ public struct Session {
         now: Date
     ) async throws -> AuthorizationCodeRecord {
         let stored = try await transaction.get(Spaces.codes, code)
-        let consent = try await stored.asyncMap {
-            try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId)
-        }
+        let consent = try await consent(behind: stored.map { ($0.userKey, $0.appGroupId) })
         let record = try GrantRules.redeem(
-            stored, consent: consent ?? nil, clientId: clientId, redirectUri: redirectUri, codeVerifier: codeVerifier,
+            stored, consent: consent, clientId: clientId, redirectUri: redirectUri, codeVerifier: codeVerifier,
             pkce: pkce, now: now)
         try await store(code: record)
         return record
@@ -107,8 +111,7 @@ public struct Session {
         record: RefreshTokenRecord, consent: Consent
     ) {
         let stored = try await transaction.get(Spaces.refreshTokens, token)
-        let consent =
-            try await stored.asyncMap { try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId) } ?? nil
+        let consent = try await consent(behind: stored.map { ($0.userKey, $0.appGroupId) })
         let record = try GrantRules.refresh(stored, consent: consent, clientId: clientId)
         guard let consent else { throw OAuthError.tokenRevoked }
         return (record, consent)
@@ -255,9 +258,7 @@ public struct Session {
     {
         let teamToken = try await transaction.get(Spaces.migrationTokens, token)
         let userToken = teamToken == nil ? try await transaction.get(Spaces.accessTokens, token) : nil
-        let consent =
-            try await userToken.asyncMap { try await self.consent(userKey: $0.userKey, appGroupId: $0.appGroupId) }
-            ?? nil
+        let consent = try await consent(behind: userToken.map { ($0.userKey, $0.appGroupId) })
         let spent = try await transaction.get(Spaces.migrationSpent, token) != nil
         return try GrantRules.migrationBearer(
             teamToken: teamToken, userToken: userToken, userConsent: consent, spent: spent, clientId: clientId,
@@ -269,13 +270,5 @@ public struct Session {
         guard let access = try await transaction.get(Spaces.accessTokens, token) else { return }
         try await transaction.put(
             Spaces.migrationSpent, token, Marker(at: now), index: EntryIndex(expiresAt: access.expiresAt))
-    }
-}
-
-extension Optional {
-    /// `map` with an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

@@ -15,6 +15,9 @@ import PackageDescription
 // - swift-collections: `Deque` for the store's lock queue, `Heap` for the expiry index of the memory store.
 // - sqlite-nio: the `sqlite:PATH` state store (SQLite built in, so no system library is needed).
 // - postgres-nio: the `postgres://` state store shared by replicas.
+// - swift-nio, swift-nio-extras (NIOHTTPTypes), swift-http-types: already under Hummingbird; named
+//   here because the mock adds a channel handler (answering `Expect: 100-continue`) and closes a
+//   connection without an answer for the "drop" fault.
 let package = Package(
     name: "apple-id-mock",
     platforms: [.macOS(.v15)],
@@ -33,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -49,7 +55,11 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-            ]
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Resources/openapi.json")]
         ),
         .executableTarget(
             name: "AppleIDMockCLI",

@@ -10,6 +10,8 @@ enum EnvironmentDefaults {
     static let scenario = "APPLE_ID_MOCK_SCENARIO"
     static let logLevel = "APPLE_ID_MOCK_LOG_LEVEL"
     static let state = "APPLE_ID_MOCK_STATE"
+    static let adminToken = "APPLE_ID_MOCK_ADMIN_TOKEN"
+    static let idleTimeout = "APPLE_ID_MOCK_IDLE_TIMEOUT"
 
     /// The value of `name`, if set and not empty.
     static func value(_ name: String) -> String? {

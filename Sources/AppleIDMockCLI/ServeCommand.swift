@@ -31,6 +31,20 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var state: String?
 
+    @Option(
+        name: .customLong("admin-token"),
+        help:
+            "Bearer token every /__admin/* call must send (Authorization: Bearer <token>) [env APPLE_ID_MOCK_ADMIN_TOKEN, default none]"
+    )
+    var adminToken: String?
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help:
+            "Seconds a connection may sit idle, or take to send its headers, before it is closed [env APPLE_ID_MOCK_IDLE_TIMEOUT, default 30]"
+    )
+    var idleTimeout: Double?
+
     @OptionGroup var locations: LocationOptions
 
     func run() async throws {
@@ -76,10 +90,16 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
             throw ExitCode(1)
         }
+        let idleText = idleTimeout.map { String($0) } ?? EnvironmentDefaults.value(EnvironmentDefaults.idleTimeout) ?? "30"
+        guard let idle = Double(idleText), idle >= 0.1, idle <= 3_600 else {
+            throw ValidationError("idle timeout must be 0.1...3600 seconds, found \(idleText)")
+        }
         return ServerConfiguration(
             host: host ?? EnvironmentDefaults.value(EnvironmentDefaults.host) ?? "127.0.0.1", port: port,
             publicBaseURL: publicURL ?? EnvironmentDefaults.value(EnvironmentDefaults.publicURL),
             scenariosDirectory: locations.resolvedScenariosDir, keysDirectory: locations.resolvedKeysDir,
-            scenario: locations.resolvedScenario, logLevel: level, state: location)
+            scenario: locations.resolvedScenario, logLevel: level, state: location,
+            adminToken: adminToken ?? EnvironmentDefaults.value(EnvironmentDefaults.adminToken),
+            idleTimeoutSeconds: idle)
     }
 }

@@ -1,14 +1,17 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Builds the mock's router: Apple's endpoints, the control plane and `/health`.
-func buildRouter(services: MockServices) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+func buildRouter(services: MockServices) -> Router<MockRequestContext> {
+    let router = Router(context: MockRequestContext.self)
     router.add(middleware: ErrorShieldMiddleware(services: services))
-    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: RequestLogMiddleware(logger: services.logger))
+    router.add(middleware: AdminAccessMiddleware(services: services))
     router.add(middleware: DueEventsMiddleware(services: services))
+    router.add(middleware: AppleCallMiddleware(services: services))
     router.get("/health") { _, _ in Responses.appleJSON(["status": "ok"]) }
     KeysController(services: services).addRoutes(to: router)
     AuthorizeController(services: services).addRoutes(to: router)
@@ -19,6 +22,11 @@ func buildRouter(services: MockServices) -> Router<BasicRequestContext> {
     NativeController(services: services).addRoutes(to: router)
     LifecycleController(services: services).addRoutes(to: router)
     TransfersController(services: services).addRoutes(to: router)
+    FaultsController(services: services).addRoutes(to: router)
+    KeysAdminController(services: services).addRoutes(to: router)
+    JournalController(services: services).addRoutes(to: router)
+    MintController(services: services).addRoutes(to: router)
+    OpenAPIController().addRoutes(to: router)
     return router
 }
 
@@ -41,11 +49,20 @@ public func buildApplication(
         await opened.close()
         throw error
     }
+    if configuration.adminToken == nil, !AdminAccessMiddleware.isLoopback(configuration.host) {
+        logger.warning(
+            "bound to \(configuration.host) without an admin token: anyone who reaches this port can steer the mock (set --admin-token or APPLE_ID_MOCK_ADMIN_TOKEN)"
+        )
+    }
+    let idleTimeout = TimeAmount.milliseconds(Int64(configuration.idleTimeoutSeconds * 1000))
     return Application(
         router: buildRouter(services: services),
+        server: .http1(
+            configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()], idleTimeout: idleTimeout)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: opened.services + [
             NotificationDeliveryService(services: services), HousekeepingService(services: services),
+            JournalService(services: services),
         ],
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)

@@ -1,24 +1,33 @@
 import Foundation
 import Logging
 
-/// What every controller needs: the state, the signer, and where the server is reached.
+/// What every controller needs: the state, the journal, the configuration, and where the server is reached.
 public struct MockServices: Sendable {
     /// Scenarios, settings, clock and session, behind the store.
     public let state: MockState
-    /// Signs tokens.
-    public let minter: TokenMinter
+    /// Buffers journal entries for the store.
+    public let journal: JournalRecorder
     /// The configured public base URL (no trailing slash), or `nil` to use the request's Host.
     public let publicBaseURL: String?
     /// The server's logger.
     public let logger: Logger
     /// Where the bundled developer keys are, for `POST /__admin/client-secret`.
     public let keysDirectory: String
+    /// The token every `/__admin/*` call must bear, if set.
+    public let adminToken: String?
+    /// The interface the server is bound to (the `Host` check applies on loopback).
+    public let host: String
 
-    init(state: MockState, minter: TokenMinter, publicBaseURL: String?, keysDirectory: String, logger: Logger) {
+    init(
+        state: MockState, publicBaseURL: String?, keysDirectory: String, adminToken: String? = nil,
+        host: String = "127.0.0.1", logger: Logger
+    ) {
         self.keysDirectory = keysDirectory
         self.state = state
-        self.minter = minter
+        self.journal = JournalRecorder()
         self.publicBaseURL = publicBaseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : $0 }
+        self.host = host
         self.logger = logger
     }
 
@@ -33,8 +42,8 @@ public struct MockServices: Sendable {
         let state = try await MockState.open(
             store: store, catalog: catalog, initialScenario: configuration.scenario, clock: clock, logger: logger)
         return MockServices(
-            state: state, minter: TokenMinter(keyRing: keyRing), publicBaseURL: configuration.publicBaseURL,
-            keysDirectory: configuration.keysDirectory, logger: logger)
+            state: state, publicBaseURL: configuration.publicBaseURL, keysDirectory: configuration.keysDirectory,
+            adminToken: configuration.adminToken, host: configuration.host, logger: logger)
     }
 
     /// The OAuth error for any failure of an `/auth/*` handler, logged with its reason. A store outage
@@ -54,6 +63,7 @@ public struct MockServices: Sendable {
 
     /// Logs why a request was refused (Apple's body stays bare; the reason is here).
     func logRefusal(_ error: OAuthError, endpoint: String) {
+        JournalDraft.current?.note(refusal: error.code, reason: error.logReason ?? error.description)
         logger.notice(
             "request refused",
             metadata: [

@@ -19,14 +19,20 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Where the state lives (`--state`).
     public var state: StoreLocation
+    /// The bearer token every `/__admin/*` call needs (`--admin-token`); `nil`: none.
+    public var adminToken: String?
+    /// How long a connection may sit idle, or take to send a request's headers, before it is closed.
+    public var idleTimeoutSeconds: Double
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil,
         scenariosDirectory: String = "scenarios",
         keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .notice,
-        state: StoreLocation = .memory
+        state: StoreLocation = .memory, adminToken: String? = nil, idleTimeoutSeconds: Double = 30
     ) {
         self.state = state
+        self.adminToken = adminToken
+        self.idleTimeoutSeconds = idleTimeoutSeconds
         self.host = host
         self.port = port
         self.publicBaseURL = publicBaseURL

@@ -38,6 +38,14 @@ extension MockState {
                     message: "scenario \"\(name)\" is active; replace it with ?activate=true (which resets the session)"
                 )
             }
+            if try await transaction.get(Spaces.uploadedScenarios, name) == nil {
+                let count = try await transaction.list(Spaces.uploadedScenarios).count
+                if count >= ScenarioCatalog.uploadCapacity {
+                    throw AdminError.full(
+                        "at most \(ScenarioCatalog.uploadCapacity) uploaded scenarios; replace one by name",
+                        limit: ScenarioCatalog.uploadCapacity)
+                }
+            }
             try await transaction.put(Spaces.uploadedScenarios, name, UploadedScenario(json: json))
             if activate {
                 try await transaction.clear(Spaces.session)
@@ -54,14 +62,19 @@ extension MockState {
             var base = active.world.scenario
             base.settings = self.catalog.bundled[base.name]?.settings ?? base.settings
             let settings = active.world.settings.applying(patch, at: .root, reader: &reader)
-            if let kid = settings.signingKeyId, keyRing.key(kid) == nil {
+            let kids = control.keys?.entries.map(\.kid) ?? keyRing.keys.map(\.kid)
+            if let kid = settings.signingKeyId, !kids.contains(kid) {
                 reader.report(
                     .root.member("signingKeyId"),
-                    "no signing key \"\(kid)\"; keys: \(keyRing.keys.map(\.kid).joined(separator: ", "))")
+                    "no signing key \"\(kid)\"; keys: \(kids.joined(separator: ", "))")
             }
             try AdminBody.check(reader)
             if case .object(let members) = patch {
                 control.settingsPatch.merge(members) { _, new in new }
+            }
+            // Once the control plane changed the keys, the roster decides; a patch still picks the signer.
+            if case .object(let members) = patch, case .string(let kid) = members["signingKeyId"] {
+                control.keys?.signingKid = kid
             }
             return settings
         }
@@ -82,22 +95,34 @@ extension MockState {
     public enum ClockChange: Sendable {
         case advance(seconds: Double)
         case set(Date)
+        /// Back to the base clock, running.
         case reset
+        /// Stands still at the instant it shows now (`true`), or runs on from where it stands (`false`).
+        case freeze(Bool)
     }
 
     /// Moves the mock's clock for every replica; false (and no change) if it would leave
-    /// `MockClock.validRange`. Scheduled events that became due fire at once.
+    /// `MockClock.validRange`. Scheduled events that became due fire at once. A frozen clock stays
+    /// frozen when moved, at the new instant.
     public func moveClock(_ change: ClockChange) async throws -> Bool {
         let base = clock.now()
         let moved = try await changeControl { control, _, _ in
-            let offset: Double
+            let now = control.now(base: base)
+            var target: Date
+            var frozen = control.frozenAt != nil
             switch change {
-            case .advance(let seconds): offset = control.clockOffsetSeconds + seconds
-            case .set(let instant): offset = instant.timeIntervalSince(base)
-            case .reset: offset = 0
+            case .advance(let seconds): target = now.addingTimeInterval(seconds)
+            case .set(let instant): target = instant
+            case .reset:
+                target = base
+                frozen = false
+            case .freeze(let freeze):
+                target = now
+                frozen = freeze
             }
-            guard offset.isFinite, MockClock.validRange.contains(base.addingTimeInterval(offset)) else { return false }
-            control.clockOffsetSeconds = offset
+            guard target.timeIntervalSince1970.isFinite, MockClock.validRange.contains(target) else { return false }
+            control.frozenAt = frozen ? target : nil
+            control.clockOffsetSeconds = target.timeIntervalSince(base)
             return true
         }
         if moved { try await fireDueEvents() }

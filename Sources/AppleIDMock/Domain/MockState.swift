@@ -13,6 +13,8 @@ public final class MockState: Sendable {
     let logger: Logger
     /// The newest epoch seen here, for cutting short deliveries a reset made void.
     let epochs = EpochWatch()
+    /// Generated signing keys, parsed once.
+    let keyCache = KeyCache()
     private let cached = Mutex<ActiveScenario?>(nil)
 
     /// Opens the state on `store`: a new store starts with `initialScenario`; a durable one keeps the
@@ -102,9 +104,38 @@ public final class MockState: Sendable {
         let secrets = await catalog.verifier(for: scenario, upload: upload)
         var reader = JSONReader()
         scenario.settings = scenario.settings.applying(.object(control.settingsPatch), at: .root, reader: &reader)
+        let roster = control.keys ?? defaultRoster(settings: scenario.settings)
+        let keys = try await resolveKeys(roster, transaction: uploads)
         return ActiveScenario(
-            world: World(scenario: scenario, transfers: control.transfers), secrets: secrets, control: control,
-            revision: revision, clock: clock, upload: upload)
+            world: World(scenario: scenario, transfers: control.transfers), secrets: secrets, keys: keys,
+            control: control, revision: revision, clock: clock, upload: upload)
+    }
+
+    /// The bundled keys, all published, signing with `settings.signingKeyId` or the first by name.
+    func defaultRoster(settings: MockSettings) -> KeyRoster {
+        let ring = catalog.keyRing
+        return KeyRoster.bundled(ring, signingKid: settings.signingKeyId.flatMap(ring.key)?.kid ?? ring.keys[0].kid)
+    }
+
+    /// The private halves of the roster's keys: bundled ones from the ring, generated ones from the
+    /// store (parsed once per process).
+    private func resolveKeys(_ roster: KeyRoster, transaction: (any StateTransaction)?) async throws -> ResolvedKeys {
+        var entries: [(entry: KeyRoster.Entry, key: SigningKey)] = []
+        for entry in roster.entries {
+            let key: SigningKey?
+            switch entry.origin {
+            case .bundled: key = catalog.keyRing.key(entry.kid)
+            case .generated:
+                key = try await keyCache.key(entry.kid) {
+                    if let transaction { return try await transaction.get(Spaces.generatedKeys, entry.kid)?.pem }
+                    return try await store.transaction { try await $0.get(Spaces.generatedKeys, entry.kid)?.pem }
+                }
+            }
+            if let key { entries.append((entry, key)) }
+        }
+        guard let signing = entries.first(where: { $0.entry.kid == roster.signingKid })?.key ?? entries.first?.key
+        else { throw StoreUnavailable(cause: "no signing key in the stored key roster") }
+        return ResolvedKeys(signing: signing, entries: entries)
     }
 
     /// Runs `body` on the session as one step of the store, in the world `active` (refused if a reset

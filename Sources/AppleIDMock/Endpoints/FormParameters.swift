@@ -46,6 +46,11 @@ public struct FormParameters: Sendable {
         return values.first?.value
     }
 
+    /// The first value of `name`, duplicates or not (for the journal, which records what was sent).
+    public func first(_ name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+
     /// The value of `name`, treating an empty value as absent.
     public func nonEmpty(_ name: String) throws(Problem) -> String? {
         guard let value = try value(name), !value.isEmpty else { return nil }

@@ -56,7 +56,8 @@ struct NotificationDeliveryService: Service {
     private func poll(into group: inout DiscardingTaskGroup, client: HTTPClient, slots: DeliverySlots) async {
         do {
             try await services.state.fireDueEvents()
-            let settings = try await services.state.current().world.settings
+            let active = try await services.state.current()
+            let settings = active.world.settings
             let timeout = Duration.milliseconds(settings.notificationTimeoutMilliseconds)
             let free = slots.take(upTo: batch)
             guard free > 0 else { return }
@@ -73,7 +74,7 @@ struct NotificationDeliveryService: Service {
             for record in records {
                 group.addTask {
                     defer { slots.give() }
-                    await deliver(record, claim: claim, settings: settings, client: client)
+                    await deliver(record, claim: claim, active: active, client: client)
                 }
             }
         } catch {
@@ -84,17 +85,27 @@ struct NotificationDeliveryService: Service {
     }
 
     /// One attempt, raced against a reset or switch that makes the notification void.
-    private func deliver(_ record: NotificationRecord, claim: String, settings: MockSettings, client: HTTPClient)
+    private func deliver(_ record: NotificationRecord, claim: String, active: ActiveScenario, client: HTTPClient)
         async
     {
+        let settings = active.world.settings
         let started = Date()
         // The attempt, its deadline (the whole exchange, body included, stays inside the lease), and
         // a reset or switch that makes the notification void.
         let timeout = settings.notificationTimeoutMilliseconds
         // Signed with the key in force now; the record keeps the JWS as posted.
-        let payload = try? services.minter.sign(record.claims, settings: settings)
+        let payload = try? TokenMinter.sign(record.claims, with: active.keys.signing)
+        let fault = try? await services.state.firingFault(
+            .notifications, grantType: nil, clientId: record.claims.aud, in: active)
         let result = await withTaskGroup(of: (status: Int?, outcome: String)?.self) { race in
-            race.addTask { await post(record, payload: payload, timeout: timeout, client: client) }
+            race.addTask {
+                if let latency = fault?.latencyMilliseconds, latency > 0 {
+                    try? await Task.sleep(for: .milliseconds(latency))
+                }
+                if let fault, fault.drop { return (nil, "not sent: dropped by fault rule \(fault.id)") }
+                return await post(
+                    record, payload: payload, truncated: fault?.truncate ?? false, timeout: timeout, client: client)
+            }
             race.addTask {
                 try? await Task.sleep(for: .milliseconds(timeout))
                 return (nil, "timed out after \(timeout) ms")
@@ -114,6 +125,7 @@ struct NotificationDeliveryService: Service {
         let attempt = NotificationRecord.Attempt(
             startedAt: started, durationMilliseconds: Int(Date().timeIntervalSince(started) * 1000),
             httpStatus: result.status, outcome: result.outcome)
+        journal(record, attempt: attempt, number: record.attempts.count + 1, fault: fault, active: active)
         do {
             try await services.state.finishDelivery(
                 record.id, claim: claim, attempt: attempt, payload: payload,
@@ -130,16 +142,40 @@ struct NotificationDeliveryService: Service {
             ])
     }
 
-    private func post(_ record: NotificationRecord, payload: String?, timeout: Int, client: HTTPClient) async -> (
-        status: Int?, outcome: String
+    /// Records the attempt in the journal.
+    private func journal(
+        _ record: NotificationRecord, attempt: NotificationRecord.Attempt, number: Int, fault: FaultRule?,
+        active: ActiveScenario
     ) {
+        let world = active.world
+        let teamId = world.appGroups[record.appGroupId]?.teamId
+        let userKey = teamId.flatMap { team in
+            world.users.values.first { world.subject(of: $0, teamId: team) == record.sub }?.key
+        }
+        let outcome =
+            attempt.outcome == "delivered"
+            ? "ok"
+            : attempt.httpStatus.map { "http_\($0)" } ?? (fault?.drop == true ? "dropped" : "no_answer")
+        services.journal.record(
+            JournalEntry(
+                id: services.journal.nextId(at: attempt.startedAt), at: active.now, wallTime: attempt.startedAt,
+                endpoint: "notifications", clientId: record.claims.aud, userKey: userKey, sub: record.sub,
+                status: attempt.httpStatus, outcome: outcome, reason: outcome == "ok" ? nil : attempt.outcome,
+                fault: fault?.id, latencyMilliseconds: attempt.durationMilliseconds, notificationId: record.id,
+                notificationType: record.type, attempt: number, url: record.url))
+    }
+
+    private func post(
+        _ record: NotificationRecord, payload: String?, truncated: Bool, timeout: Int, client: HTTPClient
+    ) async -> (status: Int?, outcome: String) {
         do {
             guard let url = record.url else { return (nil, "no notificationUrl") }
             guard let payload else { return (nil, "the notification could not be signed") }
             var request = HTTPClientRequest(url: url)
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(["payload": payload])))
+            let body = try JSONEncoder().encode(["payload": payload])
+            request.body = .bytes(ByteBuffer(bytes: truncated ? body.prefix(body.count / 2) : body))
             let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout)))
             _ = try? await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)

@@ -22,6 +22,12 @@ public enum Spaces {
     static let control = StoreSpace<ControlState>("control")
     /// Scenarios uploaded over HTTP; key: the name.
     static let uploadedScenarios = StoreSpace<UploadedScenario>("uploaded_scenario")
+    /// Private halves of keys made by rotations; key: the `kid`.
+    static let generatedKeys = StoreSpace<GeneratedKey>("generated_key")
+    /// How often each fault rule matched and fired; key: the rule's id.
+    static let faultCounts = StoreSpace<FaultCounts>("fault_count")
+    /// The request journal; key: the entry id, in time order.
+    static let journal = StoreSpace<JournalEntry>("journal")
     /// The lifecycle event log; key: the entry id, in insertion order.
     public static let eventLog = StoreSpace<EventLogEntry>("event_log")
     /// Server-to-server notifications and their attempts; key: the `jti`, in insertion order.
@@ -30,7 +36,7 @@ public enum Spaces {
     /// The spaces a reset or scenario switch empties.
     static let session: [String] = [
         consents.name, deletedAccounts.name, relayOff.name, codes.name, accessTokens.name, refreshTokens.name,
-        migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name,
+        migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name, faultCounts.name,
     ]
 
     /// Every space, for stores that decode rows by space name.
@@ -39,6 +45,7 @@ public enum Spaces {
             AnyStoreSpace(consents), AnyStoreSpace(deletedAccounts), AnyStoreSpace(relayOff), AnyStoreSpace(codes),
             AnyStoreSpace(accessTokens), AnyStoreSpace(refreshTokens), AnyStoreSpace(migrationTokens),
             AnyStoreSpace(migrationSpent), AnyStoreSpace(control), AnyStoreSpace(uploadedScenarios),
-            AnyStoreSpace(eventLog), AnyStoreSpace(outbox),
+            AnyStoreSpace(eventLog), AnyStoreSpace(outbox), AnyStoreSpace(generatedKeys), AnyStoreSpace(faultCounts),
+            AnyStoreSpace(journal),
         ].map { ($0.name, $0) })
 }

@@ -3,12 +3,28 @@ import Foundation
 /// Reads typed values out of a `JSONValue` tree while collecting every problem it meets, each with
 /// its JSON path, so one pass over a scenario file reports all of its mistakes at once.
 struct JSONReader {
-    /// The problems found so far, in document order.
+    /// How many problems are kept with their path and reason; the rest are only counted, so a
+    /// document with a hundred thousand mistakes costs no more memory than one with fifty.
+    static let keptProblems = 50
+
+    /// The first `keptProblems` problems found, in document order.
     private(set) var problems: [(path: JSONPath, reason: String)] = []
+    /// How many problems were found in all.
+    private(set) var problemCount = 0
 
     /// Records a problem at `path`.
     mutating func report(_ path: JSONPath, _ reason: String) {
-        problems.append((path, reason))
+        problemCount += 1
+        if problems.count < Self.keptProblems { problems.append((path, reason)) }
+    }
+
+    /// The problems as an error about `file`, or `nil` if there are none.
+    func error(file: String) -> ScenarioError? {
+        guard problemCount > 0 else { return nil }
+        var error = ScenarioError(
+            problems: problems.map { .init(file: file, path: $0.path.description, reason: $0.reason) })
+        error.omitted = problemCount - problems.count
+        return error
     }
 
     /// The members of an object, reporting unknown ones; `nil` (and a problem) if it is not an object.

@@ -22,9 +22,49 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
-    /// Parses UTF-8 JSON text.
+    /// How deeply arrays and objects may nest: far more than any scenario or request needs, and far
+    /// less than what makes a parser spend seconds.
+    public static let maximumDepth = 64
+
+    /// Why a document was not parsed.
+    public struct TooDeep: Error, CustomStringConvertible {
+        public var description: String { "nested deeper than \(JSONValue.maximumDepth) levels" }
+    }
+
+    /// Parses UTF-8 JSON text, refusing documents nested deeper than `maximumDepth` before parsing.
     public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+        guard nestingDepth(of: data) <= maximumDepth else { throw TooDeep() }
+        return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// The deepest nesting of `[` and `{` outside strings (stops counting past `maximumDepth`).
+    static func nestingDepth(of data: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+                if deepest > maximumDepth { return deepest }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 }
 

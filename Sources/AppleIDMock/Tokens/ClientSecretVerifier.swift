@@ -45,6 +45,7 @@ public struct ClientSecretVerifier: Sendable {
             throw .invalidClient("client_secret alg must be ES256, found \(header.alg ?? "none")")
         }
         guard let kid = header.kid else { throw .invalidClient("client_secret header has no kid") }
+        JournalDraft.current?.note(secretKeyId: kid, teamId: keyOwners[kid])
         guard let team = keyOwners[kid], teams.contains(team) else {
             throw .invalidClient("kid \(kid) is not a registered key of team \(teams.joined(separator: " or "))")
         }

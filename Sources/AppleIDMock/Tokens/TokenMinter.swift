@@ -1,23 +1,20 @@
 import Foundation
 
-/// Signs identity tokens and notification JWTs with the scenario's signing key.
-public struct TokenMinter: Sendable {
-    /// The RS256 keys.
-    public let keyRing: SigningKeyRing
-
-    public init(keyRing: SigningKeyRing) {
-        self.keyRing = keyRing
-    }
-
-    /// The key that signs under `settings`: `signingKeyId`, or the first key by name.
-    public func signingKey(for settings: MockSettings) -> SigningKey {
-        settings.signingKeyId.flatMap(keyRing.key) ?? keyRing.keys[0]
-    }
-
-    /// `payload` as a compact JWS signed with the active key.
-    public func sign(_ payload: some Encodable, settings: MockSettings) throws -> String {
+/// Encodes and signs identity tokens and notification JWTs (compact JWS, Apple's header).
+public enum TokenMinter {
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return try signingKey(for: settings).sign(payload: try encoder.encode(payload))
+        return encoder
+    }()
+
+    /// `payload` as a compact JWS signed with `key`.
+    public static func sign(_ payload: some Encodable, with key: SigningKey) throws -> String {
+        try key.sign(payload: try encoder.encode(payload))
+    }
+
+    /// `payload` as JSON bytes, as it is signed.
+    static func encode(_ payload: some Encodable) throws -> Data {
+        try encoder.encode(payload)
     }
 }

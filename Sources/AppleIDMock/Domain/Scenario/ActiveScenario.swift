@@ -8,6 +8,8 @@ public struct ActiveScenario: Sendable {
     public let world: World
     /// Checks client secrets against the world's developer keys.
     public let secrets: ClientSecretVerifier
+    /// The signing key and the roster behind the JWKS.
+    public let keys: ResolvedKeys
     /// The control record it was built from.
     public let control: ControlState
     /// The store revision of that record.
@@ -22,9 +24,10 @@ public struct ActiveScenario: Sendable {
     private let clock: MockClock
 
     init(
-        world: World, secrets: ClientSecretVerifier, control: ControlState, revision: Int64, clock: MockClock,
-        upload: UploadedScenario?
+        world: World, secrets: ClientSecretVerifier, keys: ResolvedKeys, control: ControlState, revision: Int64,
+        clock: MockClock, upload: UploadedScenario?
     ) {
+        self.keys = keys
         self.clock = clock
         self.world = world
         self.secrets = secrets
@@ -35,8 +38,9 @@ public struct ActiveScenario: Sendable {
         scheduledTransfers = Self.inScheduleOrder(world.scenario.transfers, at: \.at)
     }
 
-    /// The instant on the mock's clock: the base clock plus the control plane's offset.
-    public var now: Date { clock.now().addingTimeInterval(control.clockOffsetSeconds) }
+    /// The instant on the mock's clock: the base clock plus the control plane's offset, or the
+    /// instant it was frozen at.
+    public var now: Date { control.now(base: clock.now()) }
 
     /// The scheduled events still to come.
     var upcomingEvents: ArraySlice<ScheduledEvent> { scheduledEvents.dropFirst(control.firedEvents) }

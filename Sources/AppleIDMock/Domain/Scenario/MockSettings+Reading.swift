@@ -7,6 +7,7 @@ extension MockSettings {
         "jwksOrder", "notificationDeleteType", "notificationEventTimeUnit", "notifyOnRevokeEndpoint",
         "notificationMaxAttempts", "notificationRetryInitialMilliseconds", "notificationRetryMaxMilliseconds",
         "notificationTimeoutMilliseconds", "migrationWindowDays", "historyLimit",
+        "journalLimit", "keyGraceSeconds",
     ]
 
     /// Applies the members of a JSON object over these settings, reporting bad members to `reader`.
@@ -51,6 +52,8 @@ extension MockSettings {
         number("notificationTimeoutMilliseconds", 1...600_000, \.notificationTimeoutMilliseconds)
         number("migrationWindowDays", 1...3_650, \.migrationWindowDays)
         number("historyLimit", 10...100_000, \.historyLimit)
+        number("journalLimit", 10...100_000, \.journalLimit)
+        number("keyGraceSeconds", 0...31_536_000, \.keyGraceSeconds)
         flag("omitIsPrivateEmailWhenFalse", \.omitIsPrivateEmailWhenFalse)
         flag("refreshReturnsIdToken", \.refreshReturnsIdToken)
         flag("requireHttpsRedirectUris", \.requireHttpsRedirectUris)

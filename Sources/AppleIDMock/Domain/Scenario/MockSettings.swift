@@ -83,8 +83,8 @@ public struct MockSettings: Sendable, Codable, Equatable {
     public var requireHttpsRedirectUris = false
     /// The `kid` that signs tokens (default: the first bundled key by name).
     public var signingKeyId: String?
-    /// Order of `/auth/keys`.
-    public var jwksOrder = KeyOrder.stable
+    /// Order of `/auth/keys` (shuffled per response, as Apple's).
+    public var jwksOrder = KeyOrder.shuffled
     /// `account-delete` (field) or `account-deleted` (docs).
     public var notificationDeleteType = DeleteEventType.accountDelete
     /// `event_time` in milliseconds (field) or seconds (docs).
@@ -103,6 +103,11 @@ public struct MockSettings: Sendable, Codable, Equatable {
     public var migrationWindowDays = 60
     /// How many lifecycle events and notifications the mock keeps (the oldest go first).
     public var historyLimit = 1_000
+    /// How many requests and notification attempts the journal keeps (the oldest go first).
+    public var journalLimit = 1_000
+    /// How long keys replaced by a rotation stay in `/auth/keys` on the mock's clock (default: one
+    /// day, the life of an id_token they signed).
+    public var keyGraceSeconds = 86_400
 
     public init() {}
 }

@@ -36,7 +36,11 @@ public final class ScenarioCatalog: Sendable {
         if let cached = parsed.withLock({ $0[digest] }), cached.name == name { return cached }
         let scenario = try ScenarioLoader.loadData(Data(upload.json.utf8), name: name)
         try Self.check(scenario, against: keyRing)
-        parsed.withLock { $0[digest] = scenario }
+        parsed.withLock { parsed in
+            // Bounded: past the upload capacity the cache starts over (entries are re-parsed on use).
+            if parsed.count >= 2 * Self.uploadCapacity { parsed.removeAll() }
+            parsed[digest] = scenario
+        }
         return scenario
     }
 
@@ -45,7 +49,10 @@ public final class ScenarioCatalog: Sendable {
         let key = upload.map { Self.digest($0.json) } ?? "bundled:\(scenario.name)"
         if let cached = verifiers.withLock({ $0[key] }) { return cached }
         let verifier = await ClientSecretVerifier(scenario: scenario)
-        verifiers.withLock { $0[key] = verifier }
+        verifiers.withLock { verifiers in
+            if verifiers.count >= 2 * Self.uploadCapacity + bundled.count { verifiers.removeAll() }
+            verifiers[key] = verifier
+        }
         return verifier
     }
 
@@ -60,5 +67,20 @@ public final class ScenarioCatalog: Sendable {
 
     private static func digest(_ text: String) -> String {
         SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The most scenarios that can be uploaded (replacing one by name does not count).
+    public static let uploadCapacity = 100
+
+    /// Why `name` cannot name an uploaded scenario, or `nil`: 1 to 64 ASCII letters, digits, `.`,
+    /// `_` and `-`, and not `.` or `..`.
+    public static func nameProblem(_ name: String) -> String? {
+        let allowed = name.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
+        }
+        guard (1...64).contains(name.utf8.count), allowed, name != ".", name != ".." else {
+            return "name the scenario: POST /__admin/scenarios?name=<1 to 64 ASCII letters, digits, . _ -> (not . or ..)"
+        }
+        return nil
     }
 }

@@ -17,12 +17,8 @@ struct ScenarioDecoder {
         }
         var decoder = ScenarioDecoder(file: file)
         let scenario = decoder.scenario(document, name: name)
-        guard decoder.reader.problems.isEmpty, let scenario else {
-            throw ScenarioError(
-                problems: decoder.reader.problems.map {
-                    .init(file: file, path: $0.path.description, reason: $0.reason)
-                })
-        }
+        if let error = decoder.reader.error(file: file) { throw error }
+        guard let scenario else { throw ScenarioError(file: file, reason: "not a scenario") }
         return scenario
     }
 

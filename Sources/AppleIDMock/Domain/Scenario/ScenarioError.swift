@@ -11,11 +11,14 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
         public var reason: String
     }
 
-    /// All problems found.
+    /// The problems found, at most `JSONReader.keptProblems` per document.
     public var problems: [Problem]
+    /// How many more problems there were than listed.
+    public var omitted = 0
 
-    public init(problems: [Problem]) {
+    public init(problems: [Problem], omitted: Int = 0) {
         self.problems = problems
+        self.omitted = omitted
     }
 
     /// A single problem.
@@ -24,6 +27,7 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        problems.map { "\($0.file): \($0.path): \($0.reason)" }.joined(separator: "\n")
+        let lines = problems.map { "\($0.file): \($0.path): \($0.reason)" }
+        return (lines + (omitted > 0 ? ["… and \(omitted) more problems"] : [])).joined(separator: "\n")
     }
 }

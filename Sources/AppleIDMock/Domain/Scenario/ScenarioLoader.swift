@@ -22,6 +22,7 @@ public enum ScenarioLoader {
         }
         var scenarios: [String: Scenario] = [:]
         var problems: [ScenarioError.Problem] = []
+        var omitted = 0
         for file in files {
             let path = (directory as NSString).appendingPathComponent(file)
             do {
@@ -29,9 +30,10 @@ public enum ScenarioLoader {
                 scenarios[scenario.name] = scenario
             } catch {
                 problems += error.problems
+                omitted += error.omitted
             }
         }
-        guard problems.isEmpty else { throw ScenarioError(problems: problems) }
+        guard problems.isEmpty else { throw ScenarioError(problems: problems, omitted: omitted) }
         return scenarios
     }
 

@@ -6,21 +6,32 @@ enum AdminBody {
     /// The largest body the control plane accepts (a whole scenario file).
     static let maximumSize = 1024 * 1024
 
-    /// The raw body bytes.
-    static func data(_ request: Request) async throws(ScenarioError) -> Data {
+    /// The raw body bytes; 413 over `maximumSize`.
+    static func data(_ request: Request) async throws -> Data {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumSize {
+            throw AdminError.tooLarge(limit: maximumSize)
+        }
+        let data: Data
         do {
             var buffer = try await request.body.collect(upTo: maximumSize)
-            return Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
+            data = Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw AdminError.tooLarge(limit: maximumSize)
         } catch {
-            throw ScenarioError(file: "request body", reason: "over \(maximumSize) bytes or unreadable")
+            throw ScenarioError(file: "request body", reason: "unreadable: \(error)")
         }
+        if !data.isEmpty { try AdminAccessMiddleware.requireJSON(request) }
+        return data
     }
 
-    /// The body parsed as JSON.
-    static func json(_ request: Request) async throws(ScenarioError) -> JSONValue {
+    /// The body parsed as JSON (an empty body is an empty object, for calls whose fields are all optional).
+    static func json(_ request: Request, emptyIsObject: Bool = false) async throws -> JSONValue {
         let data = try await data(request)
+        if emptyIsObject, data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return .object([:]) }
         do {
             return try JSONValue.parse(data)
+        } catch let error as JSONValue.TooDeep {
+            throw ScenarioError(file: "request body", reason: "not accepted: \(error)")
         } catch {
             throw ScenarioError(file: "request body", reason: "not valid JSON")
         }
@@ -28,12 +39,7 @@ enum AdminBody {
 
     /// Turns the problems a reader collected into an error.
     static func check(_ reader: JSONReader) throws(ScenarioError) {
-        guard reader.problems.isEmpty else {
-            throw ScenarioError(
-                problems: reader.problems.map {
-                    .init(file: "request body", path: $0.path.description, reason: $0.reason)
-                })
-        }
+        if let error = reader.error(file: "request body") { throw error }
     }
 
     /// Runs a control-plane handler; every failure becomes a 4xx naming the reason, never a 500:
@@ -43,6 +49,8 @@ enum AdminBody {
             return try await body()
         } catch let error as ScenarioError {
             return errorResponse(error)
+        } catch let error as AdminError {
+            return error.response
         } catch let refusal as LifecycleRefusal {
             return refusalResponse(refusal)
         } catch let failure as StoreUnavailable {
@@ -80,8 +88,13 @@ enum AdminBody {
         struct Body: Encodable {
             var error = "invalid_request"
             var message: String
+            /// At most `JSONReader.keptProblems` per document.
             var problems: [ScenarioError.Problem]
+            /// How many more problems there were.
+            var moreProblems: Int?
         }
-        return Responses.adminJSON(Body(message: error.description, problems: error.problems), status: .badRequest)
+        return Responses.adminJSON(
+            Body(message: error.description, problems: error.problems, moreProblems: error.omitted > 0 ? error.omitted : nil),
+            status: .badRequest)
     }
 }

@@ -6,7 +6,7 @@ import Hummingbird
 struct AdminController: Sendable {
     let services: MockServices
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         let admin = router.group("__admin")
         admin.get("scenario") { _, _ in await self.run { try await self.scenario() } }
         admin.put("scenario") { request, _ in await self.run { try await self.switchScenario(request) } }
@@ -33,9 +33,8 @@ struct AdminController: Sendable {
     // MARK: - Scenarios
 
     private func scenario() async throws -> Response {
-        let world = try await services.state.current().world
-        return Responses.adminJSON(
-            ScenarioView(world: world, signingKeyId: services.minter.signingKey(for: world.settings).kid))
+        let active = try await services.state.current()
+        return Responses.adminJSON(ScenarioView(world: active.world, signingKeyId: active.keys.signing.kid))
     }
 
     private func switchScenario(_ request: Request) async throws -> Response {
@@ -66,12 +65,9 @@ struct AdminController: Sendable {
 
     private func upload(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
-        guard let name = query["name"].map(String.init), !name.isEmpty,
-            name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) })
-        else {
-            throw ScenarioError(
-                file: "request", path: "?name",
-                reason: "name the scenario: POST /__admin/scenarios?name=<letters, digits, - _ .>")
+        let name = query["name"].map(String.init) ?? ""
+        if let problem = ScenarioCatalog.nameProblem(name) {
+            throw ScenarioError(file: "request", path: "?name", reason: problem)
         }
         let data = try await AdminBody.data(request)
         guard let json = String(data: data, encoding: .utf8) else {
@@ -99,6 +95,8 @@ struct AdminController: Sendable {
         var now: Int
         var iso8601: String
         var offsetSeconds: Double
+        /// Whether the clock stands still.
+        var frozen: Bool
     }
 
     private func clock() async throws -> Response {
@@ -107,17 +105,23 @@ struct AdminController: Sendable {
         return Responses.adminJSON(
             ClockView(
                 now: Int(now.timeIntervalSince1970), iso8601: now.ISO8601Format(),
-                offsetSeconds: active.control.clockOffsetSeconds))
+                offsetSeconds: active.control.clockOffsetSeconds, frozen: active.control.frozenAt != nil))
     }
 
     private func moveClock(_ request: Request) async throws -> Response {
         var reader = JSONReader()
-        let body = try await AdminBody.json(request)
-        let members = reader.object(body, at: .root, allowed: ["advanceSeconds", "now", "reset"]) ?? [:]
-        if members.count != 1 {
-            reader.report(.root, "send exactly one of advanceSeconds, now (epoch seconds or ISO 8601) or reset: true")
-        }
         var change: MockState.ClockChange?
+        let body = try await AdminBody.json(request)
+        let members = reader.object(body, at: .root, allowed: ["advanceSeconds", "now", "reset", "freeze"]) ?? [:]
+        if members.count != 1 {
+            reader.report(
+                .root,
+                "send exactly one of advanceSeconds, now (epoch seconds or ISO 8601), reset: true, or freeze: true/false"
+            )
+        }
+        if let raw = members["freeze"], let flag = reader.bool(raw, at: JSONPath.root.member("freeze")) {
+            change = .freeze(flag)
+        }
         if let raw = members["advanceSeconds"],
             let seconds = reader.integer(
                 raw, at: JSONPath.root.member("advanceSeconds"), in: -31_536_000_00...31_536_000_00)

@@ -6,7 +6,7 @@ import Hummingbird
 struct LifecycleController: Sendable {
     let services: MockServices
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         let admin = router.group("__admin")
         admin.post("events") { request, _ in await AdminBody.run { try await self.trigger(request) } }
         admin.get("events") { _, _ in await AdminBody.run { try await self.events() } }
@@ -121,7 +121,7 @@ struct LifecycleController: Sendable {
         NotificationView(
             id: record.id, appGroupId: record.appGroupId, url: record.url, type: record.type, sub: record.sub,
             payload: record.payload
-                ?? active.flatMap { try? services.minter.sign(record.claims, settings: $0.world.settings) },
+                ?? active.flatMap { try? TokenMinter.sign(record.claims, with: $0.keys.signing) },
             createdAt: record.createdAt, status: record.status, attempts: record.attempts,
             nextAttemptAt: record.nextAttemptAt)
     }

@@ -7,7 +7,7 @@ import Hummingbird
 struct NativeController: Sendable {
     let services: MockServices
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         let native = router.group("__admin/native")
         native.post("authorize") { request, _ in await AdminBody.run { try await self.authorize(request) } }
         native.get("credential-state") { request, _ in await AdminBody.run { try await self.credentialState(request) } }
@@ -48,7 +48,7 @@ struct NativeController: Sendable {
         let credential = NativeCredential(
             user: claims.sub, state: parsed.state, authorizedScopes: outcome.isFirst ? outcome.consent.scopes : [],
             authorizationCode: outcome.code,
-            identityToken: try services.minter.sign(claims, settings: outcome.world.settings),
+            identityToken: try TokenMinter.sign(claims, with: active.keys.signing),
             email: outcome.isFirst ? identity?.email : nil,
             fullName: wantsName ? .init(givenName: user.name?.firstName, familyName: user.name?.lastName) : nil,
             realUserStatus: user.realUserStatus)

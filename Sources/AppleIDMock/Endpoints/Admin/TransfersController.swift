@@ -16,7 +16,7 @@ struct TransfersController: Sendable {
         var windowOpen: Bool
     }
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         let admin = router.group("__admin")
         admin.post("transfers") { request, _ in await AdminBody.run { try await self.start(request) } }
         admin.get("transfers") { _, _ in await AdminBody.run { try await self.list() } }

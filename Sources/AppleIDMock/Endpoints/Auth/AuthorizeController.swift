@@ -9,7 +9,7 @@ struct AuthorizeController: Sendable {
     /// The path the consent page posts to.
     static let consentPath = "/auth/authorize/consent"
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         router.get("/auth/authorize") { request, _ in
             await respond(request) { try await self.start(request, body: false) }
         }
@@ -119,6 +119,10 @@ struct AuthorizeController: Sendable {
                     authTime: now, consentGeneration: consent.generation, redeemedAt: nil))
             return (world: world, user: user, consent: consent, isFirst: isFirst, code: code)
         }
+        if let draft = JournalDraft.current {
+            draft.note(userKey: userKey, sub: outcome.world.subject(of: outcome.user, teamId: authorization.client.teamId))
+            draft.note(issued: "code", outcome.code)
+        }
         var fields = [("code", outcome.code)]
         if authorization.wantsIdToken {
             let subject = IdentityTokenFactory.Subject(
@@ -126,7 +130,7 @@ struct AuthorizeController: Sendable {
                 authTime: now)
             let claims = IdentityTokenFactory(world: outcome.world).claims(
                 for: subject, source: .authorize(code: outcome.code), now: now)
-            fields.append(("id_token", try services.minter.sign(claims, settings: outcome.world.settings)))
+            fields.append(("id_token", try TokenMinter.sign(claims, with: active.keys.signing)))
         }
         if let state = authorization.state { fields.append(("state", state)) }
         if outcome.isFirst && authorization.responseMode == .formPost && !outcome.consent.scopes.isEmpty {

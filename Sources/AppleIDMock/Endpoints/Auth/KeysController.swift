@@ -1,29 +1,28 @@
 import Hummingbird
 
-/// `GET /auth/keys` (the JWKS of the signing keys) and `GET /.well-known/openid-configuration`.
+/// `GET /auth/keys` (the JWKS) and `GET /.well-known/openid-configuration`.
 struct KeysController: Sendable {
     let services: MockServices
-    /// The JWKS in stable order: the keys never change while the server runs, so it is encoded once.
-    private let stableBody: ByteBuffer
 
-    init(services: MockServices) {
-        self.services = services
-        stableBody = Responses.encodedJSON(JWKSet(keys: services.minter.keyRing.keys.map(\.jwk)))
-    }
-
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         router.get("/auth/keys") { _, _ in await self.keys() }
         router.get("/.well-known/openid-configuration") { request, _ in
             Responses.appleJSON(DiscoveryDocument(baseURL: self.services.baseURL(for: request)))
         }
     }
 
+    /// The keys published at the mock's current instant, shuffled per response as Apple's are
+    /// (unless the `jwksOrder` setting is `stable`).
     private func keys() async -> Response {
-        // Without the store (an outage), the JWKS is still served in its stable order.
-        guard (try? await services.state.current())?.world.settings.jwksOrder == .shuffled else {
-            return Responses.appleJSON(body: stableBody)
+        let active: ActiveScenario
+        do {
+            active = try await services.state.current()
+        } catch {
+            return Responses.oauthError(services.refusal(error, endpoint: "keys"))
         }
-        return Responses.appleJSON(JWKSet(keys: services.minter.keyRing.keys.map(\.jwk).shuffled()))
+        let published = active.keys.published(at: active.now)
+        let keys = active.world.settings.jwksOrder == .shuffled ? published.shuffled() : published
+        return Responses.appleJSON(JWKSet(keys: keys))
     }
 
     /// `{"keys":[…]}`.

@@ -7,7 +7,7 @@ import Hummingbird
 struct MigrationController: Sendable {
     let services: MockServices
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         router.post("/auth/usermigrationinfo") { request, _ in await self.migrate(request) }
     }
 
@@ -121,6 +121,7 @@ struct MigrationController: Sendable {
     private static func migratableUser(_ user: User?, sub: String, client: World.Client, session: Session)
         async throws -> User
     {
+        JournalDraft.current?.note(userKey: user?.key)
         guard let user else { throw OAuthError.invalidRequest("no user with id \(sub) for this team") }
         guard try await session.credentialState(userKey: user.key, appGroupId: client.appGroupId) == .authorized else {
             throw OAuthError.invalidRequest(

@@ -6,7 +6,7 @@ import Hummingbird
 struct RevokeController: Sendable {
     let services: MockServices
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         router.post("/auth/revoke") { request, _ in await self.revoke(request) }
     }
 
@@ -42,6 +42,7 @@ struct RevokeController: Sendable {
                 }
                 return revoked
             }
+            JournalDraft.current?.note(userKey: revokedUser)
             services.logger.info(
                 "revoke",
                 metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revokedUser != nil)])

@@ -7,7 +7,7 @@ import Hummingbird
 struct TokenController: Sendable {
     let services: MockServices
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<MockRequestContext>) {
         router.post("/auth/token") { request, _ in await self.token(request) }
     }
 
@@ -62,10 +62,11 @@ struct TokenController: Sendable {
         }
         let claims = IdentityTokenFactory(world: issued.world).claims(
             for: issued.subject, source: .codeExchange(accessToken: issued.access.token), now: now)
+        Self.journal(issued.subject.user.key, sub: claims.sub, access: issued.access.token, refresh: issued.refresh?.token)
         let response = TokenResponse(
             accessToken: issued.access.token, expiresIn: issued.world.settings.accessTokenLifetimeSeconds,
             refreshToken: issued.refresh?.token,
-            idToken: try services.minter.sign(claims, settings: issued.world.settings))
+            idToken: try TokenMinter.sign(claims, with: active.keys.signing))
         return Responses.appleJSON(response)
     }
 
@@ -87,11 +88,15 @@ struct TokenController: Sendable {
                 user: user, consent: consent, client: client, nonce: record.nonce, authTime: record.authTime)
             return (world: world, subject: subject, access: tokens.access)
         }
+        Self.journal(
+            issued.subject.user.key,
+            sub: issued.world.subject(of: issued.subject.user, teamId: issued.subject.client.teamId),
+            access: issued.access.token, refresh: nil)
         var idToken: String?
         if issued.world.settings.refreshReturnsIdToken {
             let claims = IdentityTokenFactory(world: issued.world).claims(
                 for: issued.subject, source: .refresh(accessToken: issued.access.token), now: now)
-            idToken = try services.minter.sign(claims, settings: issued.world.settings)
+            idToken = try TokenMinter.sign(claims, with: active.keys.signing)
         }
         return Responses.appleJSON(
             TokenResponse(
@@ -119,6 +124,14 @@ struct TokenController: Sendable {
             return (token, lifetime)
         }
         return Responses.appleJSON(TokenResponse(accessToken: lifetime.0, expiresIn: lifetime.1))
+    }
+
+    /// Notes in the journal whom the tokens went to, and their fingerprints.
+    private static func journal(_ userKey: String, sub: String, access: String, refresh: String?) {
+        guard let draft = JournalDraft.current else { return }
+        draft.note(userKey: userKey, sub: sub)
+        draft.note(issued: "access_token", access)
+        if let refresh { draft.note(issued: "refresh_token", refresh) }
     }
 
     private static func newTokens(

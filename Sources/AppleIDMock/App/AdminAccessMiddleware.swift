@@ -1,0 +1,116 @@
+import Foundation
+import Hummingbird
+
+/// Guards the control plane (`/__admin/*`). With an admin token, every call must bear it
+/// (`Authorization: Bearer …`, else 401). Always, it refuses what a web page open in a browser could
+/// forge: a JSON body sent without `Content-Type: application/json` (415) and a foreign `Origin`
+/// (403); and, without a token while bound to loopback, a `Host` that is not this machine's
+/// (403, against DNS rebinding). Apple's endpoints stay open.
+struct AdminAccessMiddleware: RouterMiddleware {
+    typealias Context = MockRequestContext
+    let services: MockServices
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        let path = request.uri.path
+        guard path == "/__admin" || path.hasPrefix("/__admin/") else { return try await next(request, context) }
+        do {
+            try check(request)
+        } catch {
+            services.logger.notice(
+                "control-plane call refused",
+                metadata: ["idp.path": .string(path), "idp.status": "\(error.status.code)", "idp.reason": .string(error.message)])
+            return error.response
+        }
+        return try await next(request, context)
+    }
+
+    private func check(_ request: Request) throws(AdminError) {
+        if let token = services.adminToken {
+            guard let presented = Self.bearer(request), Self.constantTimeEqual(presented, token) else {
+                throw .unauthorized("this server needs its admin token: Authorization: Bearer <token>")
+            }
+        } else if Self.isLoopback(services.host), let authority = request.head.authority, !authority.isEmpty {
+            // A rebinding page always sends its own name; a request without Host (HTTP/1.0) is local.
+            let host = Self.hostName(authority)
+            guard Self.isLocalName(host) || host == publicHost else {
+                throw .forbidden(
+                    "Host \"\(request.head.authority ?? "")\" is not this server's name; a page on another site cannot reach it (start with --public-url to allow a name)"
+                )
+            }
+        }
+        if let origin = request.headers[.origin], !isSameOrigin(origin, authority: request.head.authority) {
+            throw .forbidden("cross-origin request from \(origin) refused")
+        }
+        // A chunked body is checked when it is read (`AdminBody`), once it is known not to be empty.
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > 0 {
+            try Self.requireJSON(request)
+        }
+    }
+
+    /// The host of `--public-url`, if set.
+    private var publicHost: String? {
+        services.publicBaseURL.flatMap { URLComponents(string: $0)?.host?.lowercased() }
+    }
+
+    /// Whether `origin` is this server's own (as reached, or as configured by `--public-url`).
+    private func isSameOrigin(_ origin: String, authority: String?) -> Bool {
+        guard let components = URLComponents(string: origin), let host = components.host else { return false }
+        let port = components.port.map { ":\($0)" } ?? ""
+        let hostPort = (host.contains(":") ? "[\(host)]" : host) + port
+        if let authority, hostPort.lowercased() == authority.lowercased() { return true }
+        if let publicBaseURL = services.publicBaseURL, origin.lowercased() == publicBaseURL.lowercased() { return true }
+        return false
+    }
+
+    /// The token of `Authorization: Bearer <token>`.
+    private static func bearer(_ request: Request) -> String? {
+        guard let value = request.headers[.authorization] else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Compares without stopping at the first difference.
+    private static func constantTimeEqual(_ left: String, _ right: String) -> Bool {
+        let (a, b) = (Array(left.utf8), Array(right.utf8))
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// The name part of a `Host` value (`[::1]:8080` → `::1`).
+    static func hostName(_ authority: String) -> String {
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<end]).lowercased()
+        }
+        return String(authority.split(separator: ":", maxSplits: 1).first ?? "").lowercased()
+    }
+
+    /// Whether a bind address is loopback only.
+    static func isLoopback(_ host: String) -> Bool {
+        isLocalName(host.lowercased())
+    }
+
+    /// Names and addresses that can only mean this machine.
+    private static func isLocalName(_ host: String) -> Bool {
+        host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// 415 unless the request declares a JSON body.
+    static func requireJSON(_ request: Request) throws(AdminError) {
+        guard !isJSON(request.headers[.contentType]) else { return }
+        throw AdminError(
+            status: .unsupportedMediaType, code: "unsupported_media_type",
+            message:
+                "send the body as JSON with Content-Type: application/json (found \(request.headers[.contentType] ?? "none"))"
+        )
+    }
+
+    /// `application/json` or `application/<something>+json`, with any parameters.
+    private static func isJSON(_ contentType: String?) -> Bool {
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        else { return false }
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+
+/// Wraps every `/auth/*` call: reads the parameters it names (grant type, client, the fingerprints
+/// of its secrets), applies a fault rule that fires on it, and records it in the journal once it is
+/// answered. Other paths pass through untouched.
+struct AppleCallMiddleware: RouterMiddleware {
+    typealias Context = MockRequestContext
+    let services: MockServices
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        guard request.uri.path.hasPrefix("/auth/") else { return try await next(request, context) }
+        let started = ContinuousClock.now
+        let wallTime = Date()
+        let endpointName = String(request.uri.path.dropFirst("/auth/".count))
+        var request = request
+        let parameters = await Self.parameters(of: &request)
+        let active = try? await services.state.current()
+        let draft = JournalDraft()
+        let response = try await JournalDraft.$current.withValue(draft) {
+            try await answer(
+                request, context: context, endpoint: FaultRule.Endpoint(rawValue: endpointName),
+                parameters: parameters, active: active, draft: draft, next: next)
+        }
+        let notes = draft.snapshot
+        let status = Int(response.status.code)
+        var fingerprints: [String: String] = [:]
+        for pair in parameters.pairs where Fingerprint.secretParameters.contains(pair.name) {
+            fingerprints[pair.name] = Fingerprint.of(pair.value)
+        }
+        if let bearer = request.headers[.authorization], bearer.lowercased().hasPrefix("bearer ") {
+            fingerprints["access_token"] = Fingerprint.of(String(bearer.dropFirst(7)))
+        }
+        let outcome =
+            notes.dropped ? "dropped" : notes.refusal?.code ?? (status < 400 ? "ok" : "http_\(status)")
+        services.journal.record(
+            JournalEntry(
+                id: services.journal.nextId(at: wallTime), at: active?.now ?? wallTime, wallTime: wallTime,
+                endpoint: endpointName, method: request.method.rawValue, grantType: parameters.first("grant_type"),
+                clientId: parameters.first("client_id"), clientSecretKeyId: notes.secretKeyId,
+                clientSecretTeamId: notes.secretTeamId, userKey: notes.userKey, sub: notes.sub,
+                status: notes.dropped ? nil : status, outcome: outcome, reason: notes.refusal?.reason,
+                fault: notes.fault, latencyMilliseconds: Self.milliseconds(since: started),
+                fingerprints: fingerprints.isEmpty ? nil : fingerprints,
+                issued: notes.issued.isEmpty ? nil : notes.issued))
+        return response
+    }
+
+    /// The answer, with the fault rule that fires on this call (if any) applied.
+    private func answer(
+        _ request: Request, context: Context, endpoint: FaultRule.Endpoint?, parameters: FormParameters,
+        active: ActiveScenario?, draft: JournalDraft, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let endpoint, let active,
+            let rule = try? await services.state.firingFault(
+                endpoint, grantType: parameters.first("grant_type"), clientId: parameters.first("client_id"),
+                in: active)
+        else { return try await next(request, context) }
+        draft.note(fault: rule.id, dropped: rule.drop)
+        services.logger.notice(
+            "fault rule fired", metadata: ["idp.fault": .string(rule.id), "idp.endpoint": .string(endpoint.rawValue)])
+        if let latency = rule.latencyMilliseconds, latency > 0 {
+            try? await Task.sleep(for: .milliseconds(latency))
+        }
+        if rule.drop {
+            context.channel.close(mode: .all, promise: nil)
+            return Response(status: .serviceUnavailable)
+        }
+        if let code = rule.error { draft.note(refusal: code, reason: "fault rule \(rule.id)") }
+        var response: Response
+        if let replacement = FaultAnswer.replacement(for: rule, endpoint: endpoint) {
+            response = replacement
+        } else {
+            response = try await next(request, context)
+        }
+        if rule.truncate { response = try await FaultAnswer.truncated(response) }
+        return response
+    }
+
+    /// The call's parameters: the query string and, for a form body, the body (read once and kept for
+    /// the endpoint). Malformed input yields what could be read; the endpoint reports the rest.
+    private static func parameters(of request: inout Request) async -> FormParameters {
+        var pairs = (try? FormParameters(encoded: request.uri.query ?? ""))?.pairs ?? []
+        let length = request.headers[.contentLength].flatMap(Int.init) ?? 0
+        if RequestReading.isForm(request), (1...RequestReading.maximumBodySize).contains(length),
+            let body = try? await request.collectBody(upTo: RequestReading.maximumBodySize),
+            let text = body.getString(at: body.readerIndex, length: body.readableBytes),
+            let form = try? FormParameters(encoded: text)
+        {
+            pairs = form.pairs + pairs
+        }
+        return FormParameters(pairs: pairs)
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The request journal on the state: written in batches, read with filters, cleared. It is kept
+/// across resets (it records what the backend did), bounded by the `journalLimit` setting.
+extension MockState {
+    /// Writes the entries waiting in `recorder` in one step; a revoke of a token the mock no longer
+    /// holds is attributed to the user it was issued to, from the journal.
+    func flushJournal(_ recorder: JournalRecorder) async throws {
+        let (entries, dropped) = recorder.drain()
+        if dropped > 0 {
+            logger.warning("journal buffer full: entries dropped", metadata: ["idp.dropped": "\(dropped)"])
+        }
+        guard !entries.isEmpty else { return }
+        let limit = try await current().world.settings.journalLimit
+        do {
+            try await store.transaction { transaction in
+                var owners: [String: (userKey: String?, sub: String?)]?
+                for var entry in entries {
+                    if entry.userKey == nil, let token = entry.fingerprints?["token"] ?? entry.fingerprints?["refresh_token"] {
+                        if owners == nil { owners = try await Self.tokenOwners(transaction) }
+                        if let owner = owners?[token] {
+                            entry.userKey = owner.userKey
+                            entry.sub = entry.sub ?? owner.sub
+                        }
+                    }
+                    try await transaction.put(Spaces.journal, entry.id, entry)
+                }
+                try await transaction.prune(Spaces.journal, keep: limit)
+            }
+        } catch {
+            recorder.restore(entries)
+            throw error
+        }
+    }
+
+    /// Who each token or code handed out (as the journal recorded it) was issued to.
+    private static func tokenOwners(_ transaction: any StateTransaction) async throws -> [String: (
+        userKey: String?, sub: String?
+    )] {
+        var owners: [String: (userKey: String?, sub: String?)] = [:]
+        for (_, entry) in try await transaction.list(Spaces.journal) where entry.userKey != nil {
+            for fingerprint in (entry.issued ?? [:]).values { owners[fingerprint] = (entry.userKey, entry.sub) }
+        }
+        return owners
+    }
+
+    /// The journal's entries that pass `query`, newest first (what this replica still buffers is
+    /// written first).
+    public func journal(_ query: JournalQuery, recorder: JournalRecorder) async throws -> [JournalEntry] {
+        try await flushJournal(recorder)
+        let entries = try await store.transaction { try await $0.list(Spaces.journal).map(\.value) }
+        return query.select(entries)
+    }
+
+    /// Empties the journal; returns how many entries it held.
+    public func clearJournal(recorder: JournalRecorder) async throws -> Int {
+        _ = recorder.drain()
+        return try await store.transaction { transaction in
+            let count = try await transaction.list(Spaces.journal).count
+            try await transaction.clear([Spaces.journal.name])
+            return count
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Hummingbird
+
+/// A control-plane refusal that is not about a field of the body: a missing admin token (401), a
+/// request a browser tab could have forged (403), a body too large (413) or not JSON (415), a limit
+/// reached (409). Answered as `{"error": code, "message": …, "limit"?: …}`.
+struct AdminError: Error, Sendable {
+    var status: HTTPResponse.Status
+    /// The machine-readable code.
+    var code: String
+    var message: String
+    /// The limit that was reached, when one was.
+    var limit: Int?
+
+    /// 401 without (or with a wrong) admin token.
+    static func unauthorized(_ message: String) -> AdminError {
+        AdminError(status: .unauthorized, code: "unauthorized", message: message)
+    }
+
+    /// 403 for a request a web page could have sent.
+    static func forbidden(_ message: String) -> AdminError {
+        AdminError(status: .forbidden, code: "forbidden", message: message)
+    }
+
+    /// 413 for a body over `limit` bytes.
+    static func tooLarge(limit: Int) -> AdminError {
+        AdminError(
+            status: .contentTooLarge, code: "payload_too_large",
+            message: "the body is over the limit of \(limit) bytes", limit: limit)
+    }
+
+    /// 409 when a collection is full.
+    static func full(_ message: String, limit: Int) -> AdminError {
+        AdminError(status: .conflict, code: "limit_reached", message: message, limit: limit)
+    }
+
+    /// The JSON answer.
+    var response: Response {
+        /// The JSON error body.
+        struct Body: Encodable {
+            var error: String
+            var message: String
+            var limit: Int?
+        }
+        var response = Responses.adminJSON(Body(error: code, message: message, limit: limit), status: status)
+        if status == .unauthorized { response.headers[.wwwAuthenticate] = #"Bearer realm="apple-id-mock""# }
+        return response
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+
+/// `/__admin/journal`: what backends sent to `/auth/*` and how the mock answered, and every
+/// notification attempt, newest first, with filters (`endpoint`, `clientId`, `user`, `outcome`,
+/// `since`, `limit`); `DELETE` clears it.
+struct JournalController: Sendable {
+    let services: MockServices
+
+    func addRoutes(to router: Router<MockRequestContext>) {
+        let journal = router.group("__admin/journal")
+        journal.get { request, _ in await AdminBody.run { try await self.read(request) } }
+        journal.delete { _, _ in
+            await AdminBody.run {
+                Responses.adminJSON(["cleared": try await self.services.state.clearJournal(recorder: self.services.journal)])
+            }
+        }
+    }
+
+    private func read(_ request: Request) async throws -> Response {
+        let query = try Self.query(request.uri.queryParameters)
+        /// The answer.
+        struct Listing: Encodable {
+            var entries: [JournalEntry]
+        }
+        return Responses.adminJSON(
+            Listing(entries: try await services.state.journal(query, recorder: services.journal)))
+    }
+
+    /// The filters of the query string, each checked.
+    static func query(_ parameters: some Sequence<(key: Substring, value: Substring)>) throws -> JournalQuery {
+        var query = JournalQuery()
+        var problems: [ScenarioError.Problem] = []
+        func problem(_ name: String, _ reason: String) {
+            problems.append(.init(file: "request", path: "?\(name)", reason: reason))
+        }
+        let endpoints = FaultRule.Endpoint.allCases.map(\.rawValue)
+        for (key, rawValue) in parameters {
+            let value = String(rawValue)
+            switch key {
+            case "endpoint":
+                if endpoints.contains(value) {
+                    query.endpoint = value
+                } else {
+                    problem("endpoint", "\"\(value)\" is not one of: \(endpoints.joined(separator: ", "))")
+                }
+            case "clientId": query.clientId = value
+            case "user": query.user = value
+            case "outcome": query.outcome = value
+            case "since":
+                if let seconds = Double(value), seconds.isFinite {
+                    query.since = Date(timeIntervalSince1970: seconds)
+                } else if let date = try? Date(value, strategy: .iso8601) {
+                    query.since = date
+                } else {
+                    problem("since", "expected epoch seconds or an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
+                }
+            case "limit":
+                if let limit = Int(value), (1...100_000).contains(limit) {
+                    query.limit = limit
+                } else {
+                    problem("limit", "expected a whole number in 1...100000")
+                }
+            default:
+                problem(String(key), "unknown filter; filters: endpoint, clientId, user, outcome, since, limit")
+            }
+        }
+        guard problems.isEmpty else { throw ScenarioError(problems: problems) }
+        return query
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+
+/// `/__admin/keys`: the signing keys. List them, rotate (a new RSA-2048 key that signs, the old ones
+/// published for a grace period on the mock's clock), publish, unpublish, sign with one that is not
+/// (yet) published, delete a generated one, or restore the bundled set.
+struct KeysAdminController: Sendable {
+    let services: MockServices
+
+    func addRoutes(to router: Router<MockRequestContext>) {
+        let keys = router.group("__admin/keys")
+        keys.get { _, _ in await AdminBody.run { try await self.list() } }
+        keys.delete { _, _ in
+            await AdminBody.run {
+                try await self.services.state.restoreBundledKeys()
+                return try await self.list()
+            }
+        }
+        keys.post("rotate") { request, _ in await AdminBody.run { try await self.rotate(request) } }
+        for change in MockState.KeyChange.allCases {
+            keys.post(":kid/\(change.rawValue)") { _, context in
+                await AdminBody.run {
+                    try await self.services.state.changeKey(context.parameters.get("kid") ?? "", change)
+                    return try await self.list()
+                }
+            }
+        }
+        keys.delete(":kid") { _, context in
+            await AdminBody.run {
+                try await self.services.state.deleteKey(context.parameters.get("kid") ?? "")
+                return try await self.list()
+            }
+        }
+    }
+
+    /// One key as listed.
+    struct KeyView: Encodable {
+        var kid: String
+        /// In `/auth/keys` now.
+        var published: Bool
+        /// Signs id_tokens and notifications now.
+        var signing: Bool
+        /// `bundled` (a file in keys/signing) or `generated` (by a rotation).
+        var origin: KeyRoster.Entry.Origin
+        /// When a rotation made it (mock clock).
+        var created: Date?
+        /// When it leaves `/auth/keys` (mock clock).
+        var retiresAt: Date?
+    }
+
+    /// The listing.
+    struct Listing: Encodable {
+        var signingKid: String
+        var keys: [KeyView]
+    }
+
+    private func list() async throws -> Response {
+        Responses.adminJSON(Self.listing(try await services.state.current()))
+    }
+
+    static func listing(_ active: ActiveScenario) -> Listing {
+        let now = active.now
+        let signing = active.keys.signing.kid
+        return Listing(
+            signingKid: signing,
+            keys: active.keys.entries.map { entry, _ in
+                KeyView(
+                    kid: entry.kid, published: entry.isPublished(at: now), signing: entry.kid == signing,
+                    origin: entry.origin, created: entry.createdAt, retiresAt: entry.retiresAt)
+            })
+    }
+
+    private func rotate(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let root = JSONPath.root
+        let members =
+            reader.object(
+                try await AdminBody.json(request, emptyIsObject: true), at: root, allowed: ["graceSeconds", "publish"])
+            ?? [:]
+        let grace = members["graceSeconds"].flatMap {
+            reader.integer($0, at: root.member("graceSeconds"), in: 0...31_536_000)
+        }
+        let publish = members["publish"].flatMap { reader.bool($0, at: root.member("publish")) } ?? true
+        try AdminBody.check(reader)
+        let kid = try await services.state.rotateKey(graceSeconds: grace, publish: publish)
+        /// The answer: the new key and the whole listing.
+        struct Rotated: Encodable {
+            var kid: String
+            var signingKid: String
+            var keys: [KeyView]
+        }
+        let listing = Self.listing(try await services.state.current())
+        return Responses.adminJSON(
+            Rotated(kid: kid, signingKid: listing.signingKid, keys: listing.keys), status: .created)
+    }
+}

@@ -1,0 +1,29 @@
+import Crypto
+import Foundation
+
+/// How secrets, tokens and codes appear in logs and the journal: the first 8 hex digits of their
+/// SHA-256, enough to match two sightings of one value and useless to replay it.
+public enum Fingerprint {
+    /// The fingerprint of `value`.
+    public static func of(_ value: String) -> String {
+        SHA256.hash(data: Data(value.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The parameters whose values are secret: never logged or journaled in clear.
+    public static let secretParameters: Set<String> = [
+        "client_secret", "code", "refresh_token", "token", "code_verifier", "id_token", "access_token",
+        "client_assertion", "password",
+    ]
+
+    /// A query string with every secret parameter's value replaced by its fingerprint
+    /// (`code=sha256:1a2b3c4d`); other parameters are kept as sent.
+    public static func redactingQuery(_ query: String) -> String {
+        query.split(separator: "&", omittingEmptySubsequences: false).map { field in
+            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            guard secretParameters.contains(name), parts.count == 2 else { return String(field) }
+            let value = String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            return "\(parts[0])=sha256:\(of(value ?? String(parts[1])))"
+        }.joined(separator: "&")
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Synchronization
+
+/// What the handlers of one `/auth/*` request learn for its journal entry (the user, the client
+/// secret's key, why it was refused, what it handed out), reachable from anywhere in the request
+/// as `JournalDraft.current`, and turned into a `JournalEntry` when the answer is known.
+public final class JournalDraft: Sendable {
+    /// The draft of the request being handled, if it is journaled.
+    @TaskLocal public static var current: JournalDraft?
+
+    /// What has been noted.
+    struct Notes: Sendable {
+        var userKey: String?
+        var sub: String?
+        var secretKeyId: String?
+        var secretTeamId: String?
+        var refusal: (code: String, reason: String?)?
+        var fault: String?
+        var dropped = false
+        var issued: [String: String] = [:]
+    }
+
+    private let notes = Mutex(Notes())
+
+    public init() {}
+
+    /// The user and subject the request was about.
+    public func note(userKey: String?, sub: String? = nil) {
+        notes.withLock {
+            $0.userKey = userKey ?? $0.userKey
+            $0.sub = sub ?? $0.sub
+        }
+    }
+
+    /// The client secret's `kid` and the team that owns that key.
+    public func note(secretKeyId: String, teamId: String?) {
+        notes.withLock {
+            $0.secretKeyId = secretKeyId
+            $0.secretTeamId = teamId
+        }
+    }
+
+    /// Why the request was refused (Apple's code and the mock's reason).
+    public func note(refusal code: String, reason: String?) {
+        notes.withLock { $0.refusal = (code, reason) }
+    }
+
+    /// The fault rule that fired, and whether it dropped the connection.
+    func note(fault: String, dropped: Bool) {
+        notes.withLock {
+            $0.fault = fault
+            $0.dropped = dropped
+        }
+    }
+
+    /// A token or code the answer hands out (kept as a fingerprint).
+    public func note(issued name: String, _ value: String) {
+        notes.withLock { $0.issued[name] = Fingerprint.of(value) }
+    }
+
+    /// The notes so far.
+    var snapshot: Notes { notes.withLock { $0 } }
+}

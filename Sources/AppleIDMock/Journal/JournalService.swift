@@ -1,0 +1,25 @@
+import ServiceLifecycle
+
+/// Writes the journal's buffered entries to the store every 100 ms, and once more at shutdown.
+struct JournalService: Service {
+    let services: MockServices
+    var interval: Duration = .milliseconds(100)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                await flush()
+            }
+        }
+        await flush()
+    }
+
+    private func flush() async {
+        do {
+            try await services.state.flushJournal(services.journal)
+        } catch {
+            services.logger.debug("journal: state store unavailable", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import Foundation
+
+/// The keys a request works with: the one that signs, and every key of the roster with its public
+/// half, to build the JWKS at the mock's current instant.
+public struct ResolvedKeys: Sendable {
+    /// The key that signs id_tokens and notifications.
+    public let signing: SigningKey
+    /// Every key with its roster entry, oldest first.
+    let entries: [(entry: KeyRoster.Entry, key: SigningKey)]
+
+    /// The public keys in `/auth/keys` at `now`.
+    public func published(at now: Date) -> [PublicJWK] {
+        entries.filter { $0.entry.isPublished(at: now) }.map(\.key.jwk)
+    }
+}

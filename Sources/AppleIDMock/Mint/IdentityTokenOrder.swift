@@ -1,0 +1,71 @@
+import Foundation
+
+/// What `POST /__admin/mint/id-token` (and `apple-id-mock mint id-token`) is asked to make: a token
+/// for a user and a client as one of Apple's flows would issue it, with claims set or removed, or
+/// with one defect a backend must reject.
+public struct IdentityTokenOrder: Sendable {
+    /// Which of Apple's flows issues the token (its claims differ: reference §6.2).
+    public enum Flow: String, Sendable, CaseIterable {
+        /// The token endpoint's `authorization_code` grant (`at_hash`).
+        case web
+        /// A native app's credential (`c_hash`, `real_user_status`; `aud` is the bundle ID).
+        case native
+        /// The `refresh_token` grant (sparse claims).
+        case refresh
+    }
+
+    /// The one thing wrong with a token, for a backend to reject.
+    public enum Defect: String, Sendable, CaseIterable {
+        /// `exp` an hour ago.
+        case expired
+        /// `iat` and `nbf` an hour ahead.
+        case notYetValid = "not-yet-valid"
+        /// An `iss` that starts like Apple's but is not.
+        case wrongIssuer = "wrong-iss"
+        /// Issued to another client.
+        case wrongAudience = "wrong-aud"
+        /// The signature's bytes altered.
+        case badSignature = "bad-signature"
+        /// `alg: none`, no signature.
+        case algNone = "alg-none"
+        /// HS256 keyed with the RSA public key's PEM (algorithm confusion).
+        case hs256PublicKey = "hs256-public-key"
+        /// Signed by a key in no JWKS.
+        case unknownKid = "unknown-kid"
+        /// No `kid` in the header.
+        case missingKid = "missing-kid"
+        /// A `nonce` other than the one sent.
+        case wrongNonce = "wrong-nonce"
+    }
+
+    public var userKey: String
+    public var clientId: String
+    public var flow = Flow.web
+    /// The nonce of the sign-in (echoed verbatim, as Apple does).
+    public var nonce: String?
+    /// The scopes of a first consent (default `name email`); a stored consent keeps its own.
+    public var scopes: [String]?
+    /// Claims to set (any JSON value) over the ones the flow issues.
+    public var set: [String: JSONValue] = [:]
+    /// Claims to leave out.
+    public var remove: [String] = []
+    public var defect: Defect?
+
+    public init(userKey: String, clientId: String) {
+        self.userKey = userKey
+        self.clientId = clientId
+    }
+}
+
+/// A minted token with what a backend should make of it.
+public struct MintedToken: Encodable, Sendable {
+    /// The compact JWS.
+    public var token: String
+    /// Its decoded header and claims.
+    public var header: JSONValue
+    public var claims: JSONValue
+    /// The defect it carries, if any.
+    public var defect: String?
+    /// `accept` (a valid token) or `reject` (a defect).
+    public var expected: String
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Server-to-server notifications made to order, valid or with one defect a receiver must reject,
+/// as the JWS that is posted in `{"payload": …}`. Pure: nothing is queued or stored.
+public enum NotificationForgery {
+    /// The one thing wrong with a notification.
+    public enum Defect: String, Sendable, CaseIterable {
+        /// The signature's bytes altered.
+        case badSignature = "bad-signature"
+        /// `exp` a day ago.
+        case expired
+        /// Addressed to another app.
+        case wrongAudience = "wrong-aud"
+        /// An `iss` that starts like Apple's but is not.
+        case wrongIssuer = "wrong-iss"
+        /// Signed by a key in no JWKS.
+        case unknownKid = "unknown-kid"
+        /// `alg: none`, no signature.
+        case algNone = "alg-none"
+        /// `events` as a JSON object instead of a string holding JSON.
+        case eventsObject = "events-object"
+    }
+
+    /// The signed notification of `kind` about `userKey` for `appGroupId`, with `defect` if given.
+    public static func make(
+        kind: LifecycleEvent.Kind, userKey: String, appGroupId: String, defect: Defect?, world: World,
+        keys: ResolvedKeys, now: Date
+    ) throws -> MintedToken {
+        let name = world.scenario.name
+        guard let user = world.users[userKey] else {
+            throw LifecycleRefusal(kind: .notFound, message: "no user \"\(userKey)\" in scenario \"\(name)\"")
+        }
+        guard let group = world.appGroups[appGroupId] else {
+            throw LifecycleRefusal(kind: .notFound, message: "no app group \"\(appGroupId)\" in scenario \"\(name)\"")
+        }
+        let isEmailEvent = kind == .emailDisabled || kind == .emailEnabled
+        let draft = NotificationDraft(
+            appGroupId: group.id, kind: kind, sub: world.subject(of: user, teamId: group.teamId),
+            email: isEmailEvent ? world.relayEmail(of: user, teamId: group.teamId) : nil, eventTime: now)
+        let issued = NotificationClaims(draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
+        guard case .object(var claims) = try JSONValue.parse(try TokenMinter.encode(issued)) else {
+            throw LifecycleRefusal(kind: .notApplicable, message: "the claims are not an object")
+        }
+        let seconds = Double(Int(now.timeIntervalSince1970))
+        switch defect {
+        case .expired:
+            claims["iat"] = .number(seconds - 2 * 86_400)
+            claims["exp"] = .number(seconds - 86_400)
+        case .wrongAudience:
+            let other = world.appGroups.values.map(\.primaryBundleId).sorted().first { $0 != group.primaryBundleId }
+            claims["aud"] = .string(other ?? "\(group.primaryBundleId).other")
+        case .wrongIssuer:
+            claims["iss"] = .string(IdentityTokenMint.forgedIssuer)
+        case .eventsObject:
+            if case .string(let text) = claims["events"], let events = try? JSONValue.parse(Data(text.utf8)) {
+                claims["events"] = events
+            }
+        case .badSignature, .unknownKid, .algNone, .none:
+            break
+        }
+        let signing: JWSSigning
+        switch defect {
+        case .badSignature: signing = .badSignature(keys.signing)
+        case .unknownKid: signing = .apple(try StrangerKey.key())
+        case .algNone: signing = .none(kid: keys.signing.kid)
+        default: signing = .apple(keys.signing)
+        }
+        let token = try signing.compact(try TokenMinter.encode(JSONValue.object(claims)))
+        return MintedToken(
+            token: token, header: try IdentityTokenMint.header(of: token), claims: .object(claims),
+            defect: defect?.rawValue, expected: defect == nil ? "accept" : "reject")
+    }
+}

@@ -1,0 +1,38 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// Posts one made-to-order notification to a receiver, outside the outbox, and reports its answer.
+enum NotificationProbe {
+    /// What the receiver answered.
+    struct Answer: Sendable {
+        /// The HTTP status, or `nil` when none came.
+        var status: Int?
+        /// `delivered`, `http 401`, or what went wrong.
+        var outcome: String
+        var milliseconds: Int
+    }
+
+    /// Posts `{"payload": jws}` to `url` within `timeoutMilliseconds`.
+    static func post(_ jws: String, to url: String, timeoutMilliseconds: Int) async -> Answer {
+        let started = ContinuousClock.now
+        func elapsed() -> Int {
+            let duration = ContinuousClock.now - started
+            return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        }
+        do {
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(["payload": jws])))
+            let response = try await HTTPClient.shared.execute(
+                request, timeout: .milliseconds(Int64(timeoutMilliseconds)))
+            _ = try? await response.body.collect(upTo: 1 << 20)
+            let code = Int(response.status.code)
+            return Answer(
+                status: code, outcome: (200..<300).contains(code) ? "delivered" : "http \(code)", milliseconds: elapsed())
+        } catch {
+            return Answer(status: nil, outcome: "\(error)", milliseconds: elapsed())
+        }
+    }
+}

@@ -109,6 +109,10 @@ struct ControlPlaneLiveTests {
                     "/__admin/native/authorize", #"{"clientId":"com.example.app","user":"sam","scopes":["email"]}"#)
                 _ = try await live.json("/__admin/events", #"{"type":"consent-revoked","user":"sam","appGroup":"example"}"#)
                 #expect(await inbox.waitFor(1).count == 1)
+                // The receiver answered; the mock records the outcome right after.
+                _ = try await Waiting.until(seconds: 5) {
+                    (try await live.notifications().first?["status"] as? String) == "delivered"
+                }
                 let record = try #require(try await live.notifications().first)
                 let attempts = try #require(record["attempts"] as? [[String: Any]])
                 #expect(attempts.count == 2)

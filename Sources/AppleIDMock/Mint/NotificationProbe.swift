@@ -4,6 +4,14 @@ import NIOCore
 
 /// Posts one made-to-order notification to a receiver, outside the outbox, and reports its answer.
 enum NotificationProbe {
+    /// One client for the process: a refused connection fails at once instead of being retried
+    /// until the timeout (as the delivery worker's client does).
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     /// What the receiver answered.
     struct Answer: Sendable {
         /// The HTTP status, or `nil` when none came.
@@ -25,7 +33,7 @@ enum NotificationProbe {
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(["payload": jws])))
-            let response = try await HTTPClient.shared.execute(
+            let response = try await client.execute(
                 request, timeout: .milliseconds(Int64(timeoutMilliseconds)))
             _ = try? await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)

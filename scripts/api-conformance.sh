@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# API conformance of a running server against Sources/AppleIDMock/Resources/openapi.json.
+#
+#   scripts/api-conformance.sh [BASE_URL]        (default http://127.0.0.1:8080)
+#
+# 1. validates the repository's OpenAPI document (openapi-spec-validator);
+# 2. checks that GET BASE_URL/__admin/openapi.json serves the same bytes;
+# 3. fuzzes every operation with schemathesis (checks: not_a_server_error, status_code_conformance,
+#    content_type_conformance, response_schema_conformance, response_headers_conformance), in two
+#    phases: every operation but the fault rules, then (faults cleared) the fault rules alone, since
+#    a rule the fuzzer adds can drop or delay later Apple calls. Faults are cleared again at the end.
+#
+# Exits non-zero on any failure. Run it against a server started for the purpose (it changes the
+# state: scenarios, settings, clock, keys, consents): e.g.
+#   apple-id-mock serve --port 8080 & scripts/api-conformance.sh http://127.0.0.1:8080
+#
+# Needs: curl, python3, schemathesis 4.x and openapi-spec-validator
+#   (pip install 'schemathesis>=4.32,<5' 'openapi-spec-validator>=0.7').
+# Environment:
+#   APPLE_ID_MOCK_ADMIN_TOKEN     the server's --admin-token, if it has one
+#   API_CONFORMANCE_MAX_EXAMPLES  test cases per operation and phase (default 30)
+#   API_CONFORMANCE_SEED          the fuzzer's seed (default 20250101), for a repeatable run
+#   API_CONFORMANCE_REPORT_DIR    where the JUnit reports go (default .build/api-conformance)
+set -euo pipefail
+
+base=${1:-http://127.0.0.1:8080}
+base=${base%/}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+spec=$root/Sources/AppleIDMock/Resources/openapi.json
+max_examples=${API_CONFORMANCE_MAX_EXAMPLES:-30}
+seed=${API_CONFORMANCE_SEED:-20250101}
+report_dir=${API_CONFORMANCE_REPORT_DIR:-$root/.build/api-conformance}
+token=${APPLE_ID_MOCK_ADMIN_TOKEN:-}
+checks=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance
+
+for tool in curl python3 schemathesis openapi-spec-validator; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "api-conformance: $tool is missing (pip install 'schemathesis>=4.32,<5' openapi-spec-validator)" >&2
+        exit 2
+    fi
+done
+
+auth=()
+if [[ -n $token ]]; then auth=(-H "Authorization: Bearer $token"); fi
+
+step() { printf '\n== %s\n' "$*"; }
+
+clear_faults() {
+    curl -fsS --max-time 30 -X DELETE "${auth[@]}" -H 'Accept: application/json' "$base/__admin/faults" >/dev/null
+}
+
+step "1/3 validate $spec"
+openapi-spec-validator "$spec"
+
+step "2/3 GET $base/__admin/openapi.json serves the same document"
+served=$(mktemp)
+trap 'rm -f "$served"' EXIT
+curl -fsS --max-time 30 "${auth[@]}" "$base/__admin/openapi.json" -o "$served"
+if ! cmp -s "$spec" "$served"; then
+    if python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+        "$spec" "$served" 2>/dev/null; then
+        echo "the served document equals the repository's as JSON, but not byte for byte (stale resource bundle?)" >&2
+    else
+        echo "the served document differs from $spec: rebuild the server" >&2
+    fi
+    exit 1
+fi
+echo "identical ($(wc -c <"$served") bytes)"
+
+mkdir -p "$report_dir"
+common=(
+    run "$spec" --url "$base"
+    --checks "$checks"
+    --max-examples "$max_examples"
+    --seed "$seed"
+    --workers 1
+    --request-timeout 60
+    --generation-with-security-parameters false
+    --suppress-health-check all
+    --warnings off
+    --no-color
+    "${auth[@]}"
+)
+
+status=0
+step "3/3 schemathesis, phase 1: every operation but /__admin/faults"
+clear_faults
+schemathesis "${common[@]}" --exclude-path-regex '^/__admin/faults' \
+    --report junit --report-junit-path "$report_dir/phase1.xml" || status=1
+
+step "3/3 schemathesis, phase 2: /__admin/faults (faults cleared first)"
+clear_faults
+schemathesis "${common[@]}" --include-path-regex '^/__admin/faults' \
+    --report junit --report-junit-path "$report_dir/phase2.xml" || status=1
+clear_faults
+
+if [[ $status -ne 0 ]]; then
+    echo "api-conformance: FAILED (reports in $report_dir)" >&2
+else
+    echo "api-conformance: passed"
+fi
+exit "$status"

@@ -6,9 +6,11 @@
 # 1. validates the repository's OpenAPI document (openapi-spec-validator);
 # 2. checks that GET BASE_URL/__admin/openapi.json serves the same bytes;
 # 3. fuzzes every operation with schemathesis (checks: not_a_server_error, status_code_conformance,
-#    content_type_conformance, response_schema_conformance, response_headers_conformance), in two
-#    phases: every operation but the fault rules, then (faults cleared) the fault rules alone, since
-#    a rule the fuzzer adds can drop or delay later Apple calls. Faults are cleared again at the end.
+#    content_type_conformance, response_schema_conformance, response_headers_conformance), in three
+#    phases: every operation but the fault rules and the two that post notifications; then those two
+#    (default scenario, 100 ms delivery timeout, since each waits for its receiver); then, faults
+#    cleared, the fault rules alone, since a rule the fuzzer adds can drop or delay later Apple calls.
+#    Faults are cleared again at the end.
 #
 # Exits non-zero on any failure. Run it against a server started for the purpose (it changes the
 # state: scenarios, settings, clock, keys, consents): e.g.
@@ -49,6 +51,12 @@ clear_faults() {
     curl -fsS --max-time 30 -X DELETE "${auth[@]}" -H 'Accept: application/json' "$base/__admin/faults" >/dev/null
 }
 
+# admin_json METHOD PATH JSON: a control-plane call with a JSON body.
+admin_json() {
+    curl -fsS --max-time 30 -X "$1" "${auth[@]}" -H 'Content-Type: application/json' -H 'Accept: application/json' \
+        --data "$3" "$base$2" >/dev/null
+}
+
 step "1/3 validate $spec"
 openapi-spec-validator "$spec"
 
@@ -82,16 +90,27 @@ common=(
     "${auth[@]}"
 )
 
+# The operations that post notifications wait for the receiver up to notificationTimeoutMilliseconds
+# (per notification; conformance posts eight): they run in their own phase with a short timeout.
+notify='^/__admin/(mint/notification|notifications/conformance)$'
+faults='^/__admin/faults(/.*)?$'
+
 status=0
-step "3/3 schemathesis, phase 1: every operation but /__admin/faults"
+step "3/3 schemathesis, phase 1: every operation but /__admin/faults and notification posting"
 clear_faults
-schemathesis "${common[@]}" --exclude-path-regex '^/__admin/faults' \
+schemathesis "${common[@]}" --exclude-path-regex "$faults|$notify" \
     --report junit --report-junit-path "$report_dir/phase1.xml" || status=1
 
-step "3/3 schemathesis, phase 2: /__admin/faults (faults cleared first)"
-clear_faults
-schemathesis "${common[@]}" --include-path-regex '^/__admin/faults' \
+step "3/3 schemathesis, phase 2: notification posting (default scenario, 100 ms delivery timeout)"
+admin_json PUT /__admin/scenario '{"name": "default"}'
+admin_json PATCH /__admin/settings '{"notificationTimeoutMilliseconds": 100}'
+schemathesis "${common[@]}" --include-path-regex "$notify" \
     --report junit --report-junit-path "$report_dir/phase2.xml" || status=1
+
+step "3/3 schemathesis, phase 3: /__admin/faults (faults cleared first)"
+clear_faults
+schemathesis "${common[@]}" --include-path-regex "$faults" \
+    --report junit --report-junit-path "$report_dir/phase3.xml" || status=1
 clear_faults
 
 if [[ $status -ne 0 ]]; then

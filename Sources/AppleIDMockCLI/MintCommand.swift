@@ -88,32 +88,39 @@ struct MintIdTokenCommand: AsyncParsableCommand {
             }
             try await group.waitForAll()
         }
-        let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+        let seconds =
+            Double((ContinuousClock.now - started).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - started).components.seconds)
         if quiet || count > 1 {
             let rate = Double(count) / max(seconds, 1e-9)
             FileHandle.standardError.write(
-                Data("minted \(count) tokens on \(workers) cores in \(String(format: "%.3f", seconds)) s: \(Int(rate)) tokens/s\n".utf8))
+                Data(
+                    "minted \(count) tokens on \(workers) cores in \(String(format: "%.3f", seconds)) s: \(Int(rate)) tokens/s\n"
+                        .utf8))
         }
     }
 
     private func makeOrder() throws -> IdentityTokenOrder {
         var order = IdentityTokenOrder(userKey: user, clientId: clientId)
         guard let flow = IdentityTokenOrder.Flow(rawValue: flow) else {
-            throw ValidationError("--flow must be one of \(IdentityTokenOrder.Flow.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "--flow must be one of \(IdentityTokenOrder.Flow.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         order.flow = flow
         order.nonce = nonce
         if let defect {
             guard let parsed = IdentityTokenOrder.Defect(rawValue: defect) else {
                 throw ValidationError(
-                    "--defect must be one of \(IdentityTokenOrder.Defect.allCases.map(\.rawValue).joined(separator: ", "))")
+                    "--defect must be one of \(IdentityTokenOrder.Defect.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             order.defect = parsed
         }
         for claim in setClaims {
             let parts = claim.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--set takes NAME=VALUE, found \(claim)") }
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ValidationError("--set takes NAME=VALUE, found \(claim)")
+            }
             let text = String(parts[1])
             order.set[String(parts[0])] = (try? JSONValue.parse(Data(text.utf8))) ?? .string(text)
         }

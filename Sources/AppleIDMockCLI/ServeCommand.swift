@@ -90,7 +90,8 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
             throw ExitCode(1)
         }
-        let idleText = idleTimeout.map { String($0) } ?? EnvironmentDefaults.value(EnvironmentDefaults.idleTimeout) ?? "30"
+        let idleText =
+            idleTimeout.map { String($0) } ?? EnvironmentDefaults.value(EnvironmentDefaults.idleTimeout) ?? "30"
         guard let idle = Double(idleText), idle >= 0.1, idle <= 3_600 else {
             throw ValidationError("idle timeout must be 0.1...3600 seconds, found \(idleText)")
         }

@@ -24,14 +24,16 @@ struct ControlPlaneLiveTests {
                 _ = try await live.postForm("/auth/token", [("grant_type", "refresh_token")])
             }
             #expect(try await live.postForm("/auth/token", [("grant_type", "refresh_token")]).status == 400)
-            let entries = try #require(try await live.get("/__admin/journal?endpoint=token").json["entries"] as? [[String: Any]])
+            let entries = try #require(
+                try await live.get("/__admin/journal?endpoint=token").json["entries"] as? [[String: Any]])
             #expect(entries.map { $0["outcome"] as? String } == ["invalid_request", "dropped"])
         }
     }
 
     /// A backend's notification endpoint that checks what it receives as it should: signature with
     /// the published keys, `iss`, `aud`, `exp`, and `events` as a string.
-    private static func strictReceiver(jwks: @escaping @Sendable () async throws -> String) -> some ApplicationProtocol {
+    private static func strictReceiver(jwks: @escaping @Sendable () async throws -> String) -> some ApplicationProtocol
+    {
         let router = Router()
         router.post("/notify") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
@@ -48,7 +50,8 @@ struct ControlPlaneLiveTests {
         }
         var logger = Logger(label: "strict-receiver")
         logger.logLevel = .critical
-        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        return Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 
     @Test("conformance: a receiver that accepts everything has 7 findings; one that verifies passes")
@@ -77,7 +80,8 @@ struct ControlPlaneLiveTests {
                 #expect(table.json["passed"] as? Bool == true && table.json["findings"] as? Int == 0)
                 let one = try await live.json(
                     "/__admin/mint/notification",
-                    #"{"appGroupId":"example","user":"sam","url":"\#(url)","defect":"events-object","type":"email-disabled"}"#)
+                    #"{"appGroupId":"example","user":"sam","url":"\#(url)","defect":"events-object","type":"email-disabled"}"#
+                )
                 #expect(one.json["status"] as? Int == 401 && one.json["verdict"] as? String == "ok")
                 let claims = try #require((one.json["notification"] as? [String: Any])?["claims"] as? [String: Any])
                 #expect(claims["events"] is [String: Any])
@@ -107,7 +111,8 @@ struct ControlPlaneLiveTests {
                     #"{"endpoint":"notifications","clientId":"com.example.app","drop":true,"times":1}"#)
                 _ = try await live.json(
                     "/__admin/native/authorize", #"{"clientId":"com.example.app","user":"sam","scopes":["email"]}"#)
-                _ = try await live.json("/__admin/events", #"{"type":"consent-revoked","user":"sam","appGroup":"example"}"#)
+                _ = try await live.json(
+                    "/__admin/events", #"{"type":"consent-revoked","user":"sam","appGroup":"example"}"#)
                 #expect(await inbox.waitFor(1).count == 1)
                 // The receiver answered; the mock records the outcome right after.
                 _ = try await Waiting.until(seconds: 5) {
@@ -116,9 +121,11 @@ struct ControlPlaneLiveTests {
                 let record = try #require(try await live.notifications().first)
                 let attempts = try #require(record["attempts"] as? [[String: Any]])
                 #expect(attempts.count == 2)
-                #expect((attempts.first?["outcome"] as? String)?.hasPrefix("not sent: dropped by fault rule f1") == true)
+                #expect(
+                    (attempts.first?["outcome"] as? String)?.hasPrefix("not sent: dropped by fault rule f1") == true)
                 let journal = try #require(
-                    try await live.get("/__admin/journal?endpoint=notifications&user=sam").json["entries"] as? [[String: Any]])
+                    try await live.get("/__admin/journal?endpoint=notifications&user=sam").json["entries"]
+                        as? [[String: Any]])
                 #expect(journal.map { $0["outcome"] as? String } == ["ok", "dropped"])
                 #expect(journal.last?["fault"] as? String == "f1")
                 #expect(journal.first?["notificationType"] as? String == "consent-revoked")
@@ -154,7 +161,9 @@ struct ControlPlaneLiveTests {
             }
             #expect(status("/__admin/scenario", host: "rebind.evil.example:\(server.port)") == "403")
             #expect(status("/auth/keys", host: "rebind.evil.example:\(server.port)") == "200")
-            #expect(status("/__admin/scenario", host: "localhost:\(server.port)", origin: "http://localhost:\(server.port)") == "200")
+            #expect(
+                status("/__admin/scenario", host: "localhost:\(server.port)", origin: "http://localhost:\(server.port)")
+                    == "200")
             #expect(status("/__admin/scenario", host: "[::1]:\(server.port)") == "200")
         }
     }

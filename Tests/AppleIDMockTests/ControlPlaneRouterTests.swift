@@ -20,7 +20,9 @@ struct ControlPlaneRouterTests {
         try await client.execute(uri: uri, method: .delete)
     }
 
-    @Test("invalid_grant on the next refresh: one call fails as Apple would, the next succeeds; the journal names the rule")
+    @Test(
+        "invalid_grant on the next refresh: one call fails as Apple would, the next succeeds; the journal names the rule"
+    )
     func nextRefreshFails() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in
@@ -80,10 +82,12 @@ struct ControlPlaneRouterTests {
     func faultErrors() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in
-            let unknown = try await client.postJSON("/__admin/faults", #"{"endpoint":"userinfo","error":"invalid_grant"}"#)
+            let unknown = try await client.postJSON(
+                "/__admin/faults", #"{"endpoint":"userinfo","error":"invalid_grant"}"#)
             #expect(unknown.status == .badRequest)
             #expect((unknown.json["message"] as? String)?.contains("$.endpoint: \"userinfo\" is not one of") == true)
-            let negative = try await client.postJSON("/__admin/faults", #"{"endpoint":"token","latencyMilliseconds":-1}"#)
+            let negative = try await client.postJSON(
+                "/__admin/faults", #"{"endpoint":"token","latencyMilliseconds":-1}"#)
             #expect(negative.status == .badRequest)
             #expect((negative.json["message"] as? String)?.contains("$.latencyMilliseconds") == true)
             #expect(try await client.postJSON("/__admin/faults", #"{"endpoint":"token","#).status == .badRequest)
@@ -97,7 +101,9 @@ struct ControlPlaneRouterTests {
             #expect(try await delete(client, "/__admin/faults/f1").json["deleted"] as? String == "f1")
             #expect(try await client.execute(uri: "/auth/keys", method: .get).status == .ok)
             _ = try await client.execute(uri: "/__admin/reset", method: .post)
-            #expect((try await client.execute(uri: "/__admin/faults", method: .get).json["faults"] as? [Any])?.isEmpty == true)
+            #expect(
+                (try await client.execute(uri: "/__admin/faults", method: .get).json["faults"] as? [Any])?.isEmpty
+                    == true)
         }
     }
 
@@ -205,7 +211,9 @@ struct ControlPlaneRouterTests {
             let claims = Fixture.claims(of: token)
             #expect(claims["email_verified"] as? String == "true" && claims["at_hash"] == nil)
             #expect(valid["expected"] as? String == "accept")
-            for defect in ["expired", "wrong-iss", "wrong-aud", "bad-signature", "alg-none", "hs256-public-key", "unknown-kid"] {
+            for defect in [
+                "expired", "wrong-iss", "wrong-aud", "bad-signature", "alg-none", "hs256-public-key", "unknown-kid",
+            ] {
                 let minted = try await mint(#","defect":""# + defect + #"""#)
                 #expect(minted["expected"] as? String == "reject")
                 let forged = try #require(minted["token"] as? String)
@@ -219,9 +227,11 @@ struct ControlPlaneRouterTests {
             #expect(try await header("missing-kid")["kid"] == nil)
             #expect(try await header("hs256-public-key")["alg"] as? String == "HS256")
             #expect(try await header("alg-none")["alg"] as? String == "none")
-            let early = Fixture.claims(of: try #require(try await mint(#","defect":"not-yet-valid""#)["token"] as? String))
+            let early = Fixture.claims(
+                of: try #require(try await mint(#","defect":"not-yet-valid""#)["token"] as? String))
             #expect((early["iat"] as? Int ?? 0) > Int(Date().timeIntervalSince1970) + 3_000)
-            let nonce = Fixture.claims(of: try #require(try await mint(#","defect":"wrong-nonce""#)["token"] as? String))
+            let nonce = Fixture.claims(
+                of: try #require(try await mint(#","defect":"wrong-nonce""#)["token"] as? String))
             #expect(nonce["nonce"] as? String != "n-1")
             let native = try await client.postJSON(
                 "/__admin/mint/id-token", #"{"user":"sam","clientId":"com.example.app","flow":"native"}"#)
@@ -229,7 +239,8 @@ struct ControlPlaneRouterTests {
             let wrong = try await client.postJSON(
                 "/__admin/mint/id-token", #"{"user":"sam","clientId":"com.example.web","defect":"sideways"}"#)
             #expect(wrong.status == .badRequest)
-            let nobody = try await client.postJSON("/__admin/mint/id-token", #"{"user":"nobody","clientId":"com.example.web"}"#)
+            let nobody = try await client.postJSON(
+                "/__admin/mint/id-token", #"{"user":"nobody","clientId":"com.example.web"}"#)
             #expect(nobody.status == .notFound)
         }
     }
@@ -243,8 +254,10 @@ struct ControlPlaneRouterTests {
             _ = try await client.postJSON("/__admin/events", #"{"type":"account-delete","user":"sam"}"#)
             let revoked = try await client.postForm(
                 "/auth/revoke",
-                [("client_id", Fixture.webClient), ("client_secret", secret), ("token", token),
-                 ("token_type_hint", "refresh_token")])
+                [
+                    ("client_id", Fixture.webClient), ("client_secret", secret), ("token", token),
+                    ("token_type_hint", "refresh_token"),
+                ])
             #expect(revoked.status == .ok)
             let page = try await client.execute(uri: "/__admin/journal?user=sam", method: .get)
             let text = String(buffer: page.body)
@@ -265,7 +278,9 @@ struct ControlPlaneRouterTests {
             let everything = try await client.execute(uri: "/__admin/journal", method: .get).json["entries"] as? [Any]
             let cleared = try await delete(client, "/__admin/journal").json["cleared"] as? Int
             #expect(cleared == everything?.count && (cleared ?? 0) >= 3)
-            #expect((try await client.execute(uri: "/__admin/journal", method: .get).json["entries"] as? [Any])?.isEmpty == true)
+            #expect(
+                (try await client.execute(uri: "/__admin/journal", method: .get).json["entries"] as? [Any])?.isEmpty
+                    == true)
         }
     }
 
@@ -285,7 +300,8 @@ struct ControlPlaneRouterTests {
                 #expect(refused.status == .badRequest, "\(name)")
             }
             let huge = try await client.postJSON(
-                "/__admin/scenarios?name=huge", "{\"description\":\"" + String(repeating: "x", count: 1_100_000) + "\"}")
+                "/__admin/scenarios?name=huge", "{\"description\":\"" + String(repeating: "x", count: 1_100_000) + "\"}"
+            )
             #expect(huge.status == .contentTooLarge)
             #expect(huge.json["limit"] as? Int == 1_048_576)
             let deep = try await client.postJSON(
@@ -300,7 +316,8 @@ struct ControlPlaneRouterTests {
             let full = try await client.postJSON("/__admin/scenarios?name=u100", scenario)
             #expect(full.status == .conflict)
             #expect(full.json["limit"] as? Int == 100)
-            #expect(try await client.postJSON("/__admin/scenarios?name=u7", scenario).status == .ok)  // replacing is fine
+            // Replacing one by name is fine.
+            #expect(try await client.postJSON("/__admin/scenarios?name=u7", scenario).status == .ok)
         }
     }
 

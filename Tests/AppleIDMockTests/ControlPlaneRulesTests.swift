@@ -15,29 +15,38 @@ struct ControlPlaneRulesTests {
 
     @Test("a fault rule's mistakes are each named with their field")
     func faultProblems() {
-        #expect(read(#"{"endpoint":"tokens","error":"invalid_grant"}"#).1 == [
-            #"$.endpoint: "tokens" is not one of: authorize, token, revoke, keys, usermigrationinfo, notifications"#
-        ])
-        #expect(read(#"{"endpoint":"token","latencyMilliseconds":-5}"#).1 == [
-            "$.latencyMilliseconds: -5 is out of range 0...600000"
-        ])
-        #expect(read(#"{"endpoint":"keys","grantType":"refresh_token","error":"invalid_grant"}"#).1 == [
-            "$.grantType: only token calls have a grant type"
-        ])
-        #expect(read(#"{"endpoint":"token","error":"invalid_grant","status":503}"#).1 == [
-            "$.status: send either error (an Apple error) or status, not both"
-        ])
-        #expect(read(#"{"endpoint":"token"}"#).1 == [
-            "$: say what the rule does: error, status, latencyMilliseconds, drop or truncate"
-        ])
-        #expect(read(#"{"endpoint":"notifications","status":500}"#).1 == [
-            "$.status: notifications take latencyMilliseconds, drop or truncate"
-        ])
+        #expect(
+            read(#"{"endpoint":"tokens","error":"invalid_grant"}"#).1 == [
+                #"$.endpoint: "tokens" is not one of: authorize, token, revoke, keys, usermigrationinfo, notifications"#
+            ])
+        #expect(
+            read(#"{"endpoint":"token","latencyMilliseconds":-5}"#).1 == [
+                "$.latencyMilliseconds: -5 is out of range 0...600000"
+            ])
+        #expect(
+            read(#"{"endpoint":"keys","grantType":"refresh_token","error":"invalid_grant"}"#).1 == [
+                "$.grantType: only token calls have a grant type"
+            ])
+        #expect(
+            read(#"{"endpoint":"token","error":"invalid_grant","status":503}"#).1 == [
+                "$.status: send either error (an Apple error) or status, not both"
+            ])
+        #expect(
+            read(#"{"endpoint":"token"}"#).1 == [
+                "$: say what the rule does: error, status, latencyMilliseconds, drop or truncate"
+            ])
+        #expect(
+            read(#"{"endpoint":"notifications","status":500}"#).1 == [
+                "$.status: notifications take latencyMilliseconds, drop or truncate"
+            ])
         #expect(read(#"{"endpoint":"token","drop":true,"truncate":true}"#).1.count == 1)
-        #expect(read(#"{"endpoint":"token","error":"x","times":2,"fraction":0.5}"#).1 == [
-            "$.fraction: send either times or fraction, not both"
-        ])
-        #expect(read(#"{"endpoint":"token","error":"x","colour":"red"}"#).1.first?.hasPrefix("$.colour: unknown field") == true)
+        #expect(
+            read(#"{"endpoint":"token","error":"x","times":2,"fraction":0.5}"#).1 == [
+                "$.fraction: send either times or fraction, not both"
+            ])
+        #expect(
+            read(#"{"endpoint":"token","error":"x","colour":"red"}"#).1.first?.hasPrefix("$.colour: unknown field")
+                == true)
     }
 
     @Test("a rule for the next N calls fires N times; a seeded fraction repeats run after run")
@@ -68,7 +77,8 @@ struct ControlPlaneRulesTests {
         _ = try roster.rotate(to: "NEWKEY0001", now: now, grace: 3_600, publish: true)
         #expect(roster.signingKid == "NEWKEY0001")
         #expect(roster.entries.allSatisfy { $0.isPublished(at: now.addingTimeInterval(3_599)) })
-        #expect(roster.entries.filter { $0.isPublished(at: now.addingTimeInterval(3_600)) }.map(\.kid) == ["NEWKEY0001"])
+        #expect(
+            roster.entries.filter { $0.isPublished(at: now.addingTimeInterval(3_600)) }.map(\.kid) == ["NEWKEY0001"])
         _ = try roster.rotate(to: "HIDDEN0002", now: now.addingTimeInterval(10), grace: 60, publish: false)
         #expect(roster.signingKid == "HIDDEN0002")
         #expect(try roster.entry("HIDDEN0002").isPublished(at: now.addingTimeInterval(11)) == false)
@@ -110,7 +120,9 @@ struct ControlPlaneRulesTests {
 
     @Test("scenario names: letters, digits, . _ - only, never . or ..")
     func names() {
-        for good in ["a", "qa-2.1_x", String(repeating: "a", count: 64)] { #expect(ScenarioCatalog.nameProblem(good) == nil) }
+        for good in ["a", "qa-2.1_x", String(repeating: "a", count: 64)] {
+            #expect(ScenarioCatalog.nameProblem(good) == nil)
+        }
         for bad in ["", ".", "..", "a/b", "é", "a b", String(repeating: "a", count: 65), "x%2F"] {
             #expect(ScenarioCatalog.nameProblem(bad) != nil)
         }

@@ -20,7 +20,10 @@ struct AdminAccessMiddleware: RouterMiddleware {
         } catch {
             services.logger.notice(
                 "control-plane call refused",
-                metadata: ["idp.path": .string(path), "idp.status": "\(error.status.code)", "idp.reason": .string(error.message)])
+                metadata: [
+                    "idp.path": .string(path), "idp.status": "\(error.status.code)",
+                    "idp.reason": .string(error.message),
+                ])
             return error.response
         }
         return try await next(request, context)

@@ -26,7 +26,8 @@ extension MockState {
             guard let rule else { throw ScenarioError(file: "request body", reason: "not a fault rule") }
             guard control.faults.count < FaultRuleReader.capacity else {
                 throw AdminError.full(
-                    "at most \(FaultRuleReader.capacity) fault rules; clear some first", limit: FaultRuleReader.capacity)
+                    "at most \(FaultRuleReader.capacity) fault rules; clear some first", limit: FaultRuleReader.capacity
+                )
             }
             control.faults.append(rule)
             control.nextFaultNumber += 1

@@ -16,7 +16,9 @@ extension MockState {
             try await store.transaction { transaction in
                 var owners: [String: (userKey: String?, sub: String?)]?
                 for var entry in entries {
-                    if entry.userKey == nil, let token = entry.fingerprints?["token"] ?? entry.fingerprints?["refresh_token"] {
+                    if entry.userKey == nil,
+                        let token = entry.fingerprints?["token"] ?? entry.fingerprints?["refresh_token"]
+                    {
                         if owners == nil { owners = try await Self.tokenOwners(transaction) }
                         if let owner = owners?[token] {
                             entry.userKey = owner.userKey

@@ -37,7 +37,8 @@ public enum NotificationForgery {
         let draft = NotificationDraft(
             appGroupId: group.id, kind: kind, sub: world.subject(of: user, teamId: group.teamId),
             email: isEmailEvent ? world.relayEmail(of: user, teamId: group.teamId) : nil, eventTime: now)
-        let issued = NotificationClaims(draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
+        let issued = NotificationClaims(
+            draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
         guard case .object(var claims) = try JSONValue.parse(try TokenMinter.encode(issued)) else {
             throw LifecycleRefusal(kind: .notApplicable, message: "the claims are not an object")
         }

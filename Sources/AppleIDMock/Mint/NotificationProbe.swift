@@ -38,7 +38,8 @@ enum NotificationProbe {
             _ = try? await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)
             return Answer(
-                status: code, outcome: (200..<300).contains(code) ? "delivered" : "http \(code)", milliseconds: elapsed())
+                status: code, outcome: (200..<300).contains(code) ? "delivered" : "http \(code)",
+                milliseconds: elapsed())
         } catch {
             return Answer(status: nil, outcome: "\(error)", milliseconds: elapsed())
         }

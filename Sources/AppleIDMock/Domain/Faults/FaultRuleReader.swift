@@ -40,7 +40,8 @@ enum FaultRuleReader {
         let clientId = string(
             "clientId", pattern: { (1...255).contains($0.utf8.count) }, "a client id of 1 to 255 bytes")
         let error = string(
-            "error", pattern: { (1...64).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLowercase || $0 == "_") } },
+            "error",
+            pattern: { (1...64).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLowercase || $0 == "_") } },
             "an error code of 1 to 64 lowercase letters and underscores, such as invalid_grant")
         let errorDescription = string(
             "errorDescription", pattern: { $0.utf8.count <= 1_000 }, "at most 1000 bytes")

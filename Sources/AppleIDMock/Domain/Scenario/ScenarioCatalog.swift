@@ -79,7 +79,8 @@ public final class ScenarioCatalog: Sendable {
             $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
         }
         guard (1...64).contains(name.utf8.count), allowed, name != ".", name != ".." else {
-            return "name the scenario: POST /__admin/scenarios?name=<1 to 64 ASCII letters, digits, . _ -> (not . or ..)"
+            return
+                "name the scenario: POST /__admin/scenarios?name=<1 to 64 ASCII letters, digits, . _ -> (not . or ..)"
         }
         return nil
     }

@@ -94,7 +94,9 @@ enum AdminBody {
             var moreProblems: Int?
         }
         return Responses.adminJSON(
-            Body(message: error.description, problems: error.problems, moreProblems: error.omitted > 0 ? error.omitted : nil),
+            Body(
+                message: error.description, problems: error.problems,
+                moreProblems: error.omitted > 0 ? error.omitted : nil),
             status: .badRequest)
     }
 }

@@ -30,57 +30,32 @@ struct FaultsController: Sendable {
     private func add(_ request: Request) async throws -> Response {
         let rule = try await services.state.addFault(try await AdminBody.json(request))
         services.logger.info(
-            "fault rule added", metadata: ["idp.fault": .string(rule.id), "idp.endpoint": .string(rule.endpoint.rawValue)])
+            "fault rule added",
+            metadata: ["idp.fault": .string(rule.id), "idp.endpoint": .string(rule.endpoint.rawValue)])
         return Responses.adminJSON(
             FaultView(MockState.FaultStatus(rule: rule, counts: FaultCounts())), status: .created)
     }
 }
 
-/// A fault rule as the control plane shows it: the rule, and how often it matched and fired.
+/// A fault rule as the control plane shows it: the rule's own fields, and how often it matched
+/// (`matched`), fired (`fired`) and will still fire (`remaining`, absent: no limit).
 struct FaultView: Encodable {
-    var id: String
-    var endpoint: FaultRule.Endpoint
-    var grantType: String?
-    var clientId: String?
-    var error: String?
-    var errorDescription: String?
-    var status: Int?
-    var body: JSONValue?
-    var retryAfterSeconds: Int?
-    var latencyMilliseconds: Int?
-    var drop: Bool
-    var truncate: Bool
-    var times: Int?
-    var fraction: Double?
-    var seed: Int?
-    var createdAt: Date
-    /// Matching calls so far.
-    var matched: Int
-    /// Calls it fired on.
-    var fired: Int
-    /// Calls it will still fire on (absent: no limit).
-    var remaining: Int?
+    let status: MockState.FaultStatus
 
     init(_ status: MockState.FaultStatus) {
-        let rule = status.rule
-        id = rule.id
-        endpoint = rule.endpoint
-        grantType = rule.grantType
-        clientId = rule.clientId
-        error = rule.error
-        errorDescription = rule.errorDescription
-        self.status = rule.status
-        body = rule.body
-        retryAfterSeconds = rule.retryAfterSeconds
-        latencyMilliseconds = rule.latencyMilliseconds
-        drop = rule.drop
-        truncate = rule.truncate
-        times = rule.times
-        fraction = rule.fraction
-        seed = rule.seed
-        createdAt = rule.createdAt
-        matched = status.matched
-        fired = status.fired
-        remaining = status.remaining
+        self.status = status
+    }
+
+    /// The counts' names, beside the rule's.
+    private enum CountKeys: String, CodingKey {
+        case matched, fired, remaining
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try status.rule.encode(to: encoder)
+        var container = encoder.container(keyedBy: CountKeys.self)
+        try container.encode(status.matched, forKey: .matched)
+        try container.encode(status.fired, forKey: .fired)
+        try container.encodeIfPresent(status.remaining, forKey: .remaining)
     }
 }

@@ -12,7 +12,9 @@ struct JournalController: Sendable {
         journal.get { request, _ in await AdminBody.run { try await self.read(request) } }
         journal.delete { _, _ in
             await AdminBody.run {
-                Responses.adminJSON(["cleared": try await self.services.state.clearJournal(recorder: self.services.journal)])
+                Responses.adminJSON([
+                    "cleared": try await self.services.state.clearJournal(recorder: self.services.journal)
+                ])
             }
         }
     }

@@ -169,7 +169,12 @@ struct MintController: Sendable {
                     ?? "made to order: \(answer.outcome)",
                 latencyMilliseconds: answer.milliseconds,
                 notificationType: order.kind.notificationType(active.world.settings), url: order.url))
-        return (minted, Verdict(defect: order.defect?.rawValue ?? "none", status: answer.status, outcome: answer.outcome, verdict: verdict))
+        return (
+            minted,
+            Verdict(
+                defect: order.defect?.rawValue ?? "none", status: answer.status, outcome: answer.outcome,
+                verdict: verdict)
+        )
     }
 
     /// Reads `{"appGroupId", "user", "type", "url", "defect"}`: the user defaults to the scenario's
@@ -180,7 +185,8 @@ struct MintController: Sendable {
         let body = try await AdminBody.json(request)
         let root = JSONPath.root
         var reader = JSONReader()
-        let fields: Set<String> = allowDefect ? ["appGroupId", "user", "type", "url", "defect"] : ["appGroupId", "user", "type", "url"]
+        let fields: Set<String> =
+            allowDefect ? ["appGroupId", "user", "type", "url", "defect"] : ["appGroupId", "user", "type", "url"]
         let members = reader.object(body, at: root, allowed: fields) ?? [:]
         let groupId = reader.required(members, "appGroupId", at: root).flatMap {
             reader.string($0, at: root.member("appGroupId"))

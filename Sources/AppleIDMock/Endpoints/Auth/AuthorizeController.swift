@@ -120,7 +120,8 @@ struct AuthorizeController: Sendable {
             return (world: world, user: user, consent: consent, isFirst: isFirst, code: code)
         }
         if let draft = JournalDraft.current {
-            draft.note(userKey: userKey, sub: outcome.world.subject(of: outcome.user, teamId: authorization.client.teamId))
+            draft.note(
+                userKey: userKey, sub: outcome.world.subject(of: outcome.user, teamId: authorization.client.teamId))
             draft.note(issued: "code", outcome.code)
         }
         var fields = [("code", outcome.code)]

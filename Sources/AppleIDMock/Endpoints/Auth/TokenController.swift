@@ -62,7 +62,8 @@ struct TokenController: Sendable {
         }
         let claims = IdentityTokenFactory(world: issued.world).claims(
             for: issued.subject, source: .codeExchange(accessToken: issued.access.token), now: now)
-        Self.journal(issued.subject.user.key, sub: claims.sub, access: issued.access.token, refresh: issued.refresh?.token)
+        Self.journal(
+            issued.subject.user.key, sub: claims.sub, access: issued.access.token, refresh: issued.refresh?.token)
         let response = TokenResponse(
             accessToken: issued.access.token, expiresIn: issued.world.settings.accessTokenLifetimeSeconds,
             refreshToken: issued.refresh?.token,

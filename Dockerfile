@@ -16,9 +16,12 @@ RUN swift package resolve
 # Tests/ is copied because the manifest declares a test target whose folder must exist.
 COPY Sources ./Sources
 COPY Tests ./Tests
+# The binary and, beside it, its resource bundle (the OpenAPI document served at /__admin/openapi.json).
 RUN swift build -c release --product apple-id-mock \
     && mkdir -p /staging \
-    && cp "$(swift build -c release --show-bin-path)/apple-id-mock" /staging/
+    && BIN="$(swift build -c release --show-bin-path)" \
+    && cp "$BIN/apple-id-mock" /staging/ \
+    && cp -R "$BIN/apple-id-mock_AppleIDMock.resources" /staging/
 
 # --- run --------------------------------------------------------------------------------------
 # The slim image carries the Swift runtime libraries (Foundation, the standard library) only.
@@ -30,7 +33,7 @@ RUN groupadd --system --gid 10001 apple-id-mock \
     && mkdir /data && chown 10001:10001 /data
 
 WORKDIR /app
-COPY --from=build /staging/apple-id-mock /usr/local/bin/apple-id-mock
+COPY --from=build /staging/ /usr/local/bin/
 COPY scenarios ./scenarios
 COPY keys ./keys
 # openssl writes private keys as 0600; these test keys are public by design and must be readable

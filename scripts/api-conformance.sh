@@ -104,7 +104,7 @@ schemathesis "${common[@]}" --exclude-path-regex "$faults|$notify" \
 step "3/3 schemathesis, phase 2: notification posting (default scenario, 100 ms delivery timeout)"
 admin_json PUT /__admin/scenario '{"name": "default"}'
 admin_json PATCH /__admin/settings '{"notificationTimeoutMilliseconds": 100}'
-schemathesis "${common[@]}" --include-path-regex "$notify" \
+schemathesis "${common[@]}" --include-path-regex "$notify" --phases examples,coverage,fuzzing \
     --report junit --report-junit-path "$report_dir/phase2.xml" || status=1
 
 step "3/3 schemathesis, phase 3: /__admin/faults (faults cleared first)"

@@ -6,6 +6,11 @@ import Foundation
     import Darwin
 #endif
 
+/// The C library's `send`, named apart from `RawConnection.send`.
+private func systemSend(_ socket: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ flags: Int32) -> Int {
+    send(socket, buffer, length, flags)
+}
+
 /// A plain TCP connection to 127.0.0.1 for tests that need bytes on the wire: a request whose
 /// headers trickle in, or one that waits for `100 Continue` before its body.
 final class RawConnection {
@@ -43,8 +48,12 @@ final class RawConnection {
     @discardableResult
     func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            == bytes.count
+        #if canImport(Glibc)
+            let flags = Int32(MSG_NOSIGNAL)
+        #else
+            let flags = Int32(0)
+        #endif
+        return bytes.withUnsafeBytes { systemSend(descriptor, $0.baseAddress, $0.count, flags) } == bytes.count
     }
 
     /// What arrives until `marker` is seen, the peer closes, or the read times out; and whether the

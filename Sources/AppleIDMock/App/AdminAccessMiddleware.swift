@@ -14,7 +14,8 @@ struct AdminAccessMiddleware: RouterMiddleware {
         -> Response
     {
         let path = request.uri.path
-        guard path == "/__admin" || path.hasPrefix("/__admin/") else { return try await next(request, context) }
+        // By component, as the router matches: `//__admin/reset` reaches the same handler.
+        guard path.split(separator: "/").first == "__admin" else { return try await next(request, context) }
         do {
             try check(request)
         } catch {
@@ -95,9 +96,14 @@ struct AdminAccessMiddleware: RouterMiddleware {
         isLocalName(host.lowercased())
     }
 
-    /// Names and addresses that can only mean this machine.
+    /// Names and addresses that can only mean this machine: `localhost` (and its subdomains, which
+    /// resolvers keep local), `::1`, and IPv4 literals in 127.0.0.0/8 (not names such as
+    /// `127.rebind.example`).
     private static func isLocalName(_ host: String) -> Bool {
-        host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.first == "127"
+            && octets.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }
     }
 
     /// 415 unless the request declares a JSON body.

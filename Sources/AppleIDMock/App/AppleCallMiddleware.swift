@@ -11,21 +11,44 @@ struct AppleCallMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard request.uri.path.hasPrefix("/auth/") else { return try await next(request, context) }
+        // By component, as the router matches (`//auth/token` reaches the token endpoint).
+        let components = request.uri.path.split(separator: "/")
+        guard components.first == "auth", components.count > 1 else { return try await next(request, context) }
         let started = ContinuousClock.now
         let wallTime = Date()
-        let endpointName = String(request.uri.path.dropFirst("/auth/".count))
+        // The consent page's POST (`/auth/authorize/consent`) is part of the authorize step.
+        let endpointName = String(components[1])
         var request = request
         let parameters = await Self.parameters(of: &request)
         let active = try? await services.state.current()
         let draft = JournalDraft()
-        let response = try await JournalDraft.$current.withValue(draft) {
-            try await answer(
-                request, context: context, endpoint: FaultRule.Endpoint(rawValue: endpointName),
-                parameters: parameters, active: active, draft: draft, next: next)
+        let response: Response
+        do {
+            response = try await JournalDraft.$current.withValue(draft) {
+                try await answer(
+                    request, context: context, endpoint: FaultRule.Endpoint(rawValue: endpointName),
+                    parameters: parameters, active: active, draft: draft, next: next)
+            }
+        } catch {
+            // The router's 404 or 405, or whatever else a handler let escape: journaled, then passed on.
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            record(
+                request, endpoint: endpointName, status: status, parameters: parameters, draft: draft,
+                active: active, wallTime: wallTime, started: started)
+            throw error
         }
+        record(
+            request, endpoint: endpointName, status: Int(response.status.code), parameters: parameters,
+            draft: draft, active: active, wallTime: wallTime, started: started)
+        return response
+    }
+
+    /// Files the call's journal entry.
+    private func record(
+        _ request: Request, endpoint: String, status: Int, parameters: FormParameters, draft: JournalDraft,
+        active: ActiveScenario?, wallTime: Date, started: ContinuousClock.Instant
+    ) {
         let notes = draft.snapshot
-        let status = Int(response.status.code)
         var fingerprints: [String: String] = [:]
         for pair in parameters.pairs where Fingerprint.secretParameters.contains(pair.name) {
             fingerprints[pair.name] = Fingerprint.of(pair.value)
@@ -38,14 +61,13 @@ struct AppleCallMiddleware: RouterMiddleware {
         services.journal.record(
             JournalEntry(
                 id: services.journal.nextId(at: wallTime), at: active?.now ?? wallTime, wallTime: wallTime,
-                endpoint: endpointName, method: request.method.rawValue, grantType: parameters.first("grant_type"),
+                endpoint: endpoint, method: request.method.rawValue, grantType: parameters.first("grant_type"),
                 clientId: parameters.first("client_id"), clientSecretKeyId: notes.secretKeyId,
                 clientSecretTeamId: notes.secretTeamId, userKey: notes.userKey, sub: notes.sub,
                 status: notes.dropped ? nil : status, outcome: outcome, reason: notes.refusal?.reason,
                 fault: notes.fault, latencyMilliseconds: Self.milliseconds(since: started),
                 fingerprints: fingerprints.isEmpty ? nil : fingerprints,
                 issued: notes.issued.isEmpty ? nil : notes.issued))
-        return response
     }
 
     /// The answer, with the fault rule that fires on this call (if any) applied.
@@ -83,8 +105,11 @@ struct AppleCallMiddleware: RouterMiddleware {
     /// the endpoint). Malformed input yields what could be read; the endpoint reports the rest.
     private static func parameters(of request: inout Request) async -> FormParameters {
         var pairs = (try? FormParameters(encoded: request.uri.query ?? ""))?.pairs ?? []
-        let length = request.headers[.contentLength].flatMap(Int.init) ?? 0
-        if RequestReading.isForm(request), (1...RequestReading.maximumBodySize).contains(length),
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        let hasBody =
+            length.map { (1...RequestReading.maximumBodySize).contains($0) }
+            ?? (request.headers[.transferEncoding] != nil)
+        if RequestReading.isForm(request), hasBody,
             let body = try? await request.collectBody(upTo: RequestReading.maximumBodySize),
             let text = body.getString(at: body.readerIndex, length: body.readableBytes),
             let form = try? FormParameters(encoded: text)

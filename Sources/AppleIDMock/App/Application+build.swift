@@ -54,7 +54,9 @@ public func buildApplication(
             "bound to \(configuration.host) without an admin token: anyone who reaches this port can steer the mock (set --admin-token or APPLE_ID_MOCK_ADMIN_TOKEN)"
         )
     }
-    let idleTimeout = TimeAmount.milliseconds(Int64(configuration.idleTimeoutSeconds * 1000))
+    // Clamped: a configuration built in code may hold anything (the CLI checks 0.1...3600).
+    let idleSeconds = configuration.idleTimeoutSeconds.isFinite ? configuration.idleTimeoutSeconds : 30
+    let idleTimeout = TimeAmount.milliseconds(Int64(min(max(idleSeconds, 0.1), 86_400) * 1000))
     return Application(
         router: buildRouter(services: services),
         server: .http1(

@@ -6,16 +6,20 @@ extension MockState {
     /// Writes the entries waiting in `recorder` in one step; a revoke of a token the mock no longer
     /// holds is attributed to the user it was issued to, from the journal.
     func flushJournal(_ recorder: JournalRecorder) async throws {
+        // Read before draining: if the store is down, the entries stay buffered.
+        let control = try await current()
+        let limit = control.world.settings.journalLimit
+        let clearedBefore = control.control.journalClearedBefore ?? ""
         let (entries, dropped) = recorder.drain()
         if dropped > 0 {
             logger.warning("journal buffer full: entries dropped", metadata: ["idp.dropped": "\(dropped)"])
         }
         guard !entries.isEmpty else { return }
-        let limit = try await current().world.settings.journalLimit
         do {
             try await store.transaction { transaction in
                 var owners: [String: (userKey: String?, sub: String?)]?
-                for var entry in entries {
+                // What another replica buffered before a clear stays cleared.
+                for var entry in entries where entry.id > clearedBefore {
                     if entry.userKey == nil,
                         let token = entry.fingerprints?["token"] ?? entry.fingerprints?["refresh_token"]
                     {
@@ -54,12 +58,15 @@ extension MockState {
         return query.select(entries)
     }
 
-    /// Empties the journal; returns how many entries it held.
+    /// Empties the journal, here and for entries other replicas still buffer (anything older than
+    /// now is never written); returns how many entries it held.
     public func clearJournal(recorder: JournalRecorder) async throws -> Int {
         _ = recorder.drain()
-        return try await store.transaction { transaction in
+        let watermark = recorder.nextId(at: Date())
+        return try await changeControl { control, _, transaction in
             let count = try await transaction.list(Spaces.journal).count
             try await transaction.clear([Spaces.journal.name])
+            control.journalClearedBefore = watermark
             return count
         }
     }

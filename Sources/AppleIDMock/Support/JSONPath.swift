@@ -15,6 +15,11 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         return JSONPath(rendered: isPlain ? "\(rendered).\(name)" : "\(rendered)[\"\(name)\"]")
     }
 
+    /// A query-string parameter of the request (`?since`), for errors about the URL rather than the body.
+    public static func query(_ name: String) -> JSONPath {
+        JSONPath(rendered: "?\(name)")
+    }
+
     /// The path of an element of the array at this path.
     public func index(_ position: Int) -> JSONPath {
         JSONPath(rendered: "\(rendered)[\(position)]")

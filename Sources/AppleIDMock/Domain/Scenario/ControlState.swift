@@ -31,6 +31,8 @@ public struct ControlState: Codable, Sendable, Equatable {
     public var nextFaultNumber = 1
     /// The signing keys once the control plane changed them (`nil`: the bundled keys, all published).
     public var keys: KeyRoster?
+    /// Journal entries with an id before this were cleared (a replica may still hold some unwritten).
+    public var journalClearedBefore: String?
 
     public init(scenario: String) {
         self.scenario = scenario
@@ -64,7 +66,7 @@ public struct ControlState: Codable, Sendable, Equatable {
     /// The stored names of the fields.
     private enum CodingKeys: String, CodingKey {
         case scenario, settingsPatch, clockOffsetSeconds, frozenAt, transfers, firedEvents, firedTransfers, epoch
-        case faults, nextFaultNumber, keys
+        case faults, nextFaultNumber, keys, journalClearedBefore
     }
 
     /// Reads a record written by this or an earlier version (fields added later may be absent).
@@ -81,5 +83,6 @@ public struct ControlState: Codable, Sendable, Equatable {
         faults = try container.decodeIfPresent([FaultRule].self, forKey: .faults) ?? []
         nextFaultNumber = try container.decodeIfPresent(Int.self, forKey: .nextFaultNumber) ?? 1
         keys = try container.decodeIfPresent(KeyRoster.self, forKey: .keys)
+        journalClearedBefore = try container.decodeIfPresent(String.self, forKey: .journalClearedBefore)
     }
 }

@@ -32,9 +32,9 @@ struct JournalController: Sendable {
     /// The filters of the query string, each checked.
     static func query(_ parameters: some Sequence<(key: Substring, value: Substring)>) throws -> JournalQuery {
         var query = JournalQuery()
-        var problems: [ScenarioError.Problem] = []
+        var reader = JSONReader()
         func problem(_ name: String, _ reason: String) {
-            problems.append(.init(file: "request", path: "?\(name)", reason: reason))
+            reader.report(.query(name), reason)
         }
         let endpoints = FaultRule.Endpoint.allCases.map(\.rawValue)
         for (key, rawValue) in parameters {
@@ -67,7 +67,7 @@ struct JournalController: Sendable {
                 problem(String(key), "unknown filter; filters: endpoint, clientId, user, outcome, since, limit")
             }
         }
-        guard problems.isEmpty else { throw ScenarioError(problems: problems) }
+        if let error = reader.error(file: "request") { throw error }
         return query
     }
 }

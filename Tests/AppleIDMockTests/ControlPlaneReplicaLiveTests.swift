@@ -1,0 +1,71 @@
+import AppleIDMock
+import Foundation
+import Testing
+
+/// The control plane on two replicas sharing PostgreSQL, and across a restart on SQLite: fault
+/// counts, rotated keys and the journal are the same whichever replica a call reaches.
+@Suite("Control plane on durable stores", .timeLimit(.minutes(1)))
+struct ControlPlaneReplicaLiveTests {
+    @Test(
+        "replicas: 'the next 4 token calls' means 4 across both; a rotation and a cleared journal hold on both",
+        .enabled(if: TestPostgres.isAvailable))
+    func replicas() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        try await ChildServers.with { children in
+            let (a, b) = try await PostgresReplicaLiveTests.startPair(children, url: url)
+            _ = try await a.client.json("/__admin/faults", #"{"endpoint":"token","status":503,"times":4}"#)
+            var statuses: [Int] = []
+            for index in 0..<8 {
+                let client = (index.isMultiple(of: 2) ? a : b).client
+                statuses.append(try await client.postForm("/auth/token", [("grant_type", "refresh_token")]).status)
+            }
+            #expect(statuses.filter { $0 == 503 }.count == 4 && statuses.prefix(4).allSatisfy { $0 == 503 })
+            let rotated = try await a.client.send("POST", "/__admin/keys/rotate")
+            let kid = try #require(rotated.json["kid"] as? String)
+            let minted = try await b.client.json(
+                "/__admin/mint/id-token", #"{"user":"sam","clientId":"com.example.web"}"#)
+            #expect((minted.json["header"] as? [String: Any])?["kid"] as? String == kid)
+            #expect(try await b.client.get("/auth/keys").text.contains(kid))
+            let journal = try #require(
+                try await b.client.get("/__admin/journal?endpoint=token").json["entries"] as? [Any])
+            #expect(journal.count == 8)
+            #expect(try await a.client.send("DELETE", "/__admin/journal").status == 200)
+            _ = try await b.client.postForm("/auth/token", [("grant_type", "refresh_token")])
+            // B writes its entry within 100 ms; the ones cleared never come back.
+            #expect(
+                try await Waiting.until(seconds: 3) {
+                    (try await a.client.get("/__admin/journal").json["entries"] as? [Any])?.count == 1
+                })
+            try await Task.sleep(for: .milliseconds(300))
+            #expect((try await a.client.get("/__admin/journal").json["entries"] as? [Any])?.count == 1)
+            await PostgresReplicaLiveTests.stop(a, b)
+        }
+    }
+
+    @Test("SQLite: a rotated key, fault rules and the journal survive kill -9")
+    func sqliteRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = "sqlite:" + directory.appendingPathComponent("state.db").path
+        try await ChildServers.with { children in
+            let first = try await children.start(state: state)
+            let kid = try #require(try await first.client.send("POST", "/__admin/keys/rotate").json["kid"] as? String)
+            _ = try await first.client.json("/__admin/faults", #"{"endpoint":"keys","status":500,"times":2}"#)
+            #expect(try await first.client.get("/auth/keys").status == 500)
+            _ = try await first.client.get("/__admin/journal")  // written before the kill
+            first.kill()
+            _ = await first.waitForExit(seconds: 5)
+            let second = try await children.start(state: state)
+            #expect(try await second.client.get("/auth/keys").status == 500)  // the second of two
+            let keys = try await second.client.get("/auth/keys")
+            #expect(keys.status == 200 && keys.text.contains(kid))
+            let minted = try await second.client.json(
+                "/__admin/mint/id-token", #"{"user":"sam","clientId":"com.example.web"}"#)
+            #expect((minted.json["header"] as? [String: Any])?["kid"] as? String == kid)
+            let journal = try #require(
+                try await second.client.get("/__admin/journal?endpoint=keys").json["entries"] as? [Any])
+            #expect(journal.count == 3)
+        }
+    }
+}

@@ -20,7 +20,7 @@
 #   (pip install 'schemathesis>=4.32,<5' 'openapi-spec-validator>=0.7').
 # Environment:
 #   APPLE_ID_MOCK_ADMIN_TOKEN     the server's --admin-token, if it has one
-#   API_CONFORMANCE_MAX_EXAMPLES  test cases per operation and phase (default 30)
+#   API_CONFORMANCE_MAX_EXAMPLES  test cases per operation and phase (default 50)
 #   API_CONFORMANCE_SEED          the fuzzer's seed (default 20250101), for a repeatable run
 #   API_CONFORMANCE_REPORT_DIR    where the JUnit reports go (default .build/api-conformance)
 set -euo pipefail
@@ -29,7 +29,7 @@ base=${1:-http://127.0.0.1:8080}
 base=${base%/}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 spec=$root/Sources/AppleIDMock/Resources/openapi.json
-max_examples=${API_CONFORMANCE_MAX_EXAMPLES:-30}
+max_examples=${API_CONFORMANCE_MAX_EXAMPLES:-50}
 seed=${API_CONFORMANCE_SEED:-20250101}
 report_dir=${API_CONFORMANCE_REPORT_DIR:-$root/.build/api-conformance}
 token=${APPLE_ID_MOCK_ADMIN_TOKEN:-}
@@ -48,12 +48,12 @@ if [[ -n $token ]]; then auth=(-H "Authorization: Bearer $token"); fi
 step() { printf '\n== %s\n' "$*"; }
 
 clear_faults() {
-    curl -fsS --max-time 30 -X DELETE "${auth[@]}" -H 'Accept: application/json' "$base/__admin/faults" >/dev/null
+    curl -fsS --max-time 30 -X DELETE ${auth[@]+"${auth[@]}"} -H 'Accept: application/json' "$base/__admin/faults" >/dev/null
 }
 
 # admin_json METHOD PATH JSON: a control-plane call with a JSON body.
 admin_json() {
-    curl -fsS --max-time 30 -X "$1" "${auth[@]}" -H 'Content-Type: application/json' -H 'Accept: application/json' \
+    curl -fsS --max-time 30 -X "$1" ${auth[@]+"${auth[@]}"} -H 'Content-Type: application/json' -H 'Accept: application/json' \
         --data "$3" "$base$2" >/dev/null
 }
 
@@ -61,9 +61,12 @@ step "1/3 validate $spec"
 openapi-spec-validator "$spec"
 
 step "2/3 GET $base/__admin/openapi.json serves the same document"
-served=$(mktemp)
-trap 'rm -f "$served"' EXIT
-curl -fsS --max-time 30 "${auth[@]}" "$base/__admin/openapi.json" -o "$served"
+# Scratch space: the served document, and the fuzzers' caches (kept out of the working tree).
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export HYPOTHESIS_STORAGE_DIRECTORY=$work/hypothesis
+served=$work/openapi.json
+curl -fsS --max-time 30 ${auth[@]+"${auth[@]}"} "$base/__admin/openapi.json" -o "$served"
 if ! cmp -s "$spec" "$served"; then
     if python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
         "$spec" "$served" 2>/dev/null; then
@@ -76,18 +79,22 @@ fi
 echo "identical ($(wc -c <"$served") bytes)"
 
 mkdir -p "$report_dir"
+report_dir=$(cd "$report_dir" && pwd)
+# schemathesis runs from $work (it keeps a cache in the current directory).
+fuzz() { (cd "$work" && ${bounded[@]+"${bounded[@]}"} schemathesis "$@"); }
 common=(
     run "$spec" --url "$base"
     --checks "$checks"
     --max-examples "$max_examples"
     --seed "$seed"
+    --generation-database none
     --workers 1
     --request-timeout 60
     --generation-with-security-parameters false
     --suppress-health-check all
     --warnings off
     --no-color
-    "${auth[@]}"
+    ${auth[@]+"${auth[@]}"}
 )
 
 # The operations that post notifications wait for the receiver up to notificationTimeoutMilliseconds
@@ -95,21 +102,25 @@ common=(
 notify='^/__admin/(mint/notification|notifications/conformance)$'
 faults='^/__admin/faults(/.*)?$'
 
+# A hard bound per phase, should the server stop answering.
+bounded=()
+if command -v timeout >/dev/null 2>&1; then bounded=(timeout --foreground 900); fi
+
 status=0
 step "3/3 schemathesis, phase 1: every operation but /__admin/faults and notification posting"
 clear_faults
-schemathesis "${common[@]}" --exclude-path-regex "$faults|$notify" \
+fuzz "${common[@]}" --exclude-path-regex "$faults|$notify" \
     --report junit --report-junit-path "$report_dir/phase1.xml" || status=1
 
 step "3/3 schemathesis, phase 2: notification posting (default scenario, 100 ms delivery timeout)"
-admin_json PUT /__admin/scenario '{"name": "default"}'
+admin_json PUT /__admin/scenario '{"name": "default"}' || echo "(no scenario named default: the active one stays)"
 admin_json PATCH /__admin/settings '{"notificationTimeoutMilliseconds": 100}'
-schemathesis "${common[@]}" --include-path-regex "$notify" --phases examples,coverage,fuzzing \
+fuzz "${common[@]}" --include-path-regex "$notify" --phases examples,coverage,fuzzing \
     --report junit --report-junit-path "$report_dir/phase2.xml" || status=1
 
 step "3/3 schemathesis, phase 3: /__admin/faults (faults cleared first)"
 clear_faults
-schemathesis "${common[@]}" --include-path-regex "$faults" \
+fuzz "${common[@]}" --include-path-regex "$faults" \
     --report junit --report-junit-path "$report_dir/phase3.xml" || status=1
 clear_faults
 

@@ -164,6 +164,12 @@ struct ControlPlaneRouterTests {
                 try await client.execute(uri: "/__admin/keys", method: .get).json["keys"] as? [[String: Any]])
             #expect(listing.count == 5)
             #expect(listing.filter { $0["signing"] as? Bool == true }.map { $0["kid"] as? String } == [kid])
+            // A settings patch naming a key goes with the key.
+            _ = try await client.postJSON("/__admin/settings", #"{"signingKeyId":"\#(hiddenKid)"}"#, method: .patch)
+            #expect(try await mintedKid() == hiddenKid)
+            _ = try await client.execute(uri: "/__admin/keys/Mk7pQ2xR9a/sign", method: .post)
+            #expect(try await delete(client, "/__admin/keys/\(hiddenKid)").status == .ok)
+            #expect(try await client.postJSON("/__admin/settings", #"{"pkce":"off"}"#, method: .patch).status == .ok)
             _ = try await delete(client, "/__admin/keys")
             #expect(try await publishedKids() == before)
             #expect(try await mintedKid() == "Mk7pQ2xR9a")

@@ -16,13 +16,13 @@ struct ResetDuringDeliveryLiveTests {
                 let server = try await children.start(state: "memory")
                 let client = server.client
                 let settings = """
-                    {"notificationRetryInitialMilliseconds": 300, "notificationRetryMaxMilliseconds": 300,
+                    {"notificationRetryInitialMilliseconds": 600, "notificationRetryMaxMilliseconds": 600,
                      "notificationMaxAttempts": 100, "notificationTimeoutMilliseconds": 2000}
                     """
                 #expect(
                     try await client.activateScenario(notifying: "http://127.0.0.1:\(port)/notify", settings: settings)
                         .status == 200)
-                // Resets at several points of the 300 ms backoff (well before the next attempt, which a
+                // Resets at several points of the 600 ms backoff (well before the next attempt, which a
                 // reset cannot stop once it is on the wire), and a switch (to the same scenario), which
                 // cuts deliveries short the same way.
                 var resets: [(jti: String, at: Date)] = []

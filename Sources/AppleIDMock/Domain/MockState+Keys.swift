@@ -50,6 +50,7 @@ extension MockState {
             try Self.refusing { try roster.delete(kid) }
             try await transaction.delete(Spaces.generatedKeys, kid)
             control.keys = roster
+            if control.settingsPatch["signingKeyId"] == .string(kid) { control.settingsPatch["signingKeyId"] = nil }
         }
     }
 
@@ -57,6 +58,12 @@ extension MockState {
     public func restoreBundledKeys() async throws {
         try await changeControl { control, _, transaction in
             try await transaction.clear([Spaces.generatedKeys.name])
+            // A patch naming a generated key would name a key that is gone.
+            if case .string(let kid) = control.settingsPatch["signingKeyId"],
+                control.keys?.entries.first(where: { $0.kid == kid })?.origin == .generated
+            {
+                control.settingsPatch["signingKeyId"] = nil
+            }
             control.keys = nil
         }
     }
@@ -66,6 +73,7 @@ extension MockState {
         do {
             return try rule()
         } catch let refusal as KeyRoster.Refusal {
+            if let limit = refusal.limit { throw AdminError.full(refusal.message, limit: limit) }
             throw LifecycleRefusal(kind: refusal.unknownKey ? .notFound : .notApplicable, message: refusal.message)
         }
     }

@@ -33,6 +33,8 @@ public struct KeyRoster: Codable, Sendable, Equatable {
         /// Whether the key named does not exist (404) or the change does not apply (409).
         public var unknownKey: Bool
         public var message: String
+        /// The capacity, when the roster is full.
+        public var limit: Int?
     }
 
     /// The most keys a roster holds; a rotation first drops keys whose grace period ended.
@@ -73,11 +75,13 @@ public struct KeyRoster: Codable, Sendable, Equatable {
             throw Refusal(
                 unknownKey: false,
                 message:
-                    "at most \(Self.capacity) keys; delete one first (DELETE /__admin/keys/{kid}) or restore the bundled keys (DELETE /__admin/keys)"
-            )
+                    "at most \(Self.capacity) keys; delete one first (DELETE /__admin/keys/{kid}) or restore the bundled keys (DELETE /__admin/keys)",
+                limit: Self.capacity)
         }
+        // Within the instants the mock's clock can show (a grace period from 9999 would not be).
+        let retiresAt = min(now.addingTimeInterval(grace), MockClock.validRange.upperBound)
         for index in entries.indices where entries[index].published && entries[index].retiresAt == nil {
-            entries[index].retiresAt = now.addingTimeInterval(grace)
+            entries[index].retiresAt = retiresAt
         }
         entries.append(Entry(kid: kid, origin: .generated, published: publish, createdAt: now))
         signingKid = kid

@@ -12,7 +12,8 @@ public struct AppTransfer: Sendable, Codable, Equatable {
 
     /// When the migration window closes.
     public func windowEnd(days: Int) -> Date {
-        at.addingTimeInterval(Double(days) * 86_400)
+        // Within the instants the mock's clock can show (a transfer in 9999 ends there).
+        min(at.addingTimeInterval(Double(days) * 86_400), MockClock.validRange.upperBound)
     }
 
     /// Whether `now` is inside the migration window.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// Reads control-plane request bodies as JSON, with errors that name the field and the reason.
 enum AdminBody {
@@ -16,6 +17,9 @@ enum AdminBody {
             var buffer = try await request.body.collect(upTo: maximumSize)
             data = Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw AdminError.tooLarge(limit: maximumSize)
+        } catch is NIOTooManyBytesError {
+            // A chunked body (no Content-Length) that runs past the limit.
             throw AdminError.tooLarge(limit: maximumSize)
         } catch {
             throw ScenarioError(file: "request body", reason: "unreadable: \(error)")

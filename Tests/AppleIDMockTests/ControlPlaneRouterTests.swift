@@ -361,4 +361,26 @@ struct ControlPlaneRouterTests {
             #expect(try await client.execute(uri: "/auth/keys", method: .get).status == .ok)
         }
     }
+
+    @Test("GET /__admin/openapi.json serves the repository's OpenAPI 3.1 document")
+    func openAPI() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            let served = try await client.execute(uri: "/__admin/openapi.json", method: .get)
+            #expect(served.status == .ok)
+            let file = try Data(
+                contentsOf: URL(fileURLWithPath: Fixture.root + "/Sources/AppleIDMock/Resources/openapi.json"))
+            #expect(Data(buffer: served.body) == file)
+            let document = try #require(try JSONSerialization.jsonObject(with: file) as? [String: Any])
+            #expect((document["openapi"] as? String)?.hasPrefix("3.1") == true)
+            let paths = try #require(document["paths"] as? [String: Any])
+            for path in [
+                "/__admin/faults", "/__admin/faults/{id}", "/__admin/keys", "/__admin/keys/rotate",
+                "/__admin/mint/id-token", "/__admin/mint/notification", "/__admin/notifications/conformance",
+                "/__admin/journal", "/auth/token", "/auth/keys",
+            ] {
+                #expect(paths[path] != nil, "\(path) is not described")
+            }
+        }
+    }
 }

@@ -88,9 +88,8 @@ struct MintIdTokenCommand: AsyncParsableCommand {
             }
             try await group.waitForAll()
         }
-        let seconds =
-            Double((ContinuousClock.now - started).components.attoseconds) / 1e18
-            + Double((ContinuousClock.now - started).components.seconds)
+        let elapsed = (ContinuousClock.now - started).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         if quiet || count > 1 {
             let rate = Double(count) / max(seconds, 1e-9)
             FileHandle.standardError.write(

@@ -20,7 +20,7 @@ struct AppleCallMiddleware: RouterMiddleware {
         let endpointName = String(components[1])
         var request = request
         let parameters = await Self.parameters(of: &request)
-        let active = try? await services.state.current()
+        let active = try? await services.active(context)
         let draft = JournalDraft()
         let response: Response
         do {
@@ -65,7 +65,7 @@ struct AppleCallMiddleware: RouterMiddleware {
                 clientId: parameters.first("client_id"), clientSecretKeyId: notes.secretKeyId,
                 clientSecretTeamId: notes.secretTeamId, userKey: notes.userKey, sub: notes.sub,
                 status: notes.dropped ? nil : status, outcome: outcome, reason: notes.refusal?.reason,
-                fault: notes.fault, latencyMilliseconds: Self.milliseconds(since: started),
+                fault: notes.fault, latencyMilliseconds: (ContinuousClock.now - started).wholeMilliseconds,
                 fingerprints: fingerprints.isEmpty ? nil : fingerprints,
                 issued: notes.issued.isEmpty ? nil : notes.issued))
     }
@@ -117,10 +117,5 @@ struct AppleCallMiddleware: RouterMiddleware {
             pairs = form.pairs + pairs
         }
         return FormParameters(pairs: pairs)
-    }
-
-    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        let elapsed = ContinuousClock.now - start
-        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -1,15 +1,18 @@
 import Hummingbird
 
 /// Fires the scenario's scheduled events that are due on the mock's clock before each request, so a
-/// request never sees a state the schedule has moved past. Costs nothing when nothing is due.
-struct DueEventsMiddleware<Context: RequestContext>: RouterMiddleware {
+/// request never sees a state the schedule has moved past, and hands the state then in force to
+/// the rest of the request (one read of the control record per request).
+struct DueEventsMiddleware: RouterMiddleware {
+    typealias Context = MockRequestContext
     let services: MockServices
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         // A store outage is reported by the handler itself.
-        try? await services.state.fireDueEvents()
+        var context = context
+        context.active = try? await services.state.fireDueEvents()
         return try await next(request, context)
     }
 }

@@ -46,6 +46,12 @@ public struct MockServices: Sendable {
             adminToken: configuration.adminToken, host: configuration.host, logger: logger)
     }
 
+    /// The state in force for a request: as read when it started, or read now.
+    func active(_ context: MockRequestContext) async throws -> ActiveScenario {
+        if let active = context.active { return active }
+        return try await state.current()
+    }
+
     /// The OAuth error for any failure of an `/auth/*` handler, logged with its reason. A store outage
     /// is a 503 naming the cause; anything else unexpected becomes `invalid_request`, never a 500.
     func refusal(_ error: any Error, endpoint: String) -> OAuthError {

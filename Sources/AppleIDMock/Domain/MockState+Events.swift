@@ -5,10 +5,17 @@ extension MockState {
     // MARK: - Lifecycle events
 
     /// Applies the scenario's scheduled transfers and events that are due on the mock's clock, in one
-    /// step; events that do not apply are logged as skipped.
-    public func fireDueEvents() async throws {
+    /// step; events that do not apply are logged as skipped. Returns the state in force afterwards.
+    @discardableResult
+    public func fireDueEvents() async throws -> ActiveScenario {
         let active = try await current()
-        guard active.hasDueWork(at: active.now) else { return }
+        guard active.hasDueWork(at: active.now) else { return active }
+        try await applyDueEvents()
+        return try await current()
+    }
+
+    /// Applies what is due, in one step (the schedule is read again inside it).
+    private func applyDueEvents() async throws {
         try await changeControl { [self] control, active, transaction in
             let now = active.now
             var world = active.world

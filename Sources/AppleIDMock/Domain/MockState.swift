@@ -113,8 +113,7 @@ public final class MockState: Sendable {
 
     /// The bundled keys, all published, signing with `settings.signingKeyId` or the first by name.
     func defaultRoster(settings: MockSettings) -> KeyRoster {
-        let ring = catalog.keyRing
-        return KeyRoster.bundled(ring, signingKid: settings.signingKeyId.flatMap(ring.key)?.kid ?? ring.keys[0].kid)
+        KeyRoster.bundled(catalog.keyRing, settings: settings)
     }
 
     /// The private halves of the roster's keys: bundled ones from the ring, generated ones from the

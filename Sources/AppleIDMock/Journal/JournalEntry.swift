@@ -46,4 +46,10 @@ public struct JournalEntry: Codable, Sendable, Equatable {
 
     /// Whether the call ended well.
     public var isOK: Bool { outcome == "ok" }
+
+    /// The outcome of a notification attempt: `ok` for a 2xx, `http_<status>`, `dropped` (by a
+    /// fault rule), or `no_answer`.
+    static func notificationOutcome(status: Int?, dropped: Bool) -> String {
+        status.map { (200..<300).contains($0) ? "ok" : "http_\($0)" } ?? (dropped ? "dropped" : "no_answer")
+    }
 }

@@ -51,6 +51,12 @@ public struct KeyRoster: Codable, Sendable, Equatable {
             entries: ring.keys.map { Entry(kid: $0.kid, origin: .bundled, published: true) }, signingKid: signingKid)
     }
 
+    /// The bundled keys, all published, signing with `settings.signingKeyId` or the first by name:
+    /// the keys before the control plane changes any.
+    public static func bundled(_ ring: SigningKeyRing, settings: MockSettings) -> KeyRoster {
+        bundled(ring, signingKid: settings.signingKeyId.flatMap(ring.key)?.kid ?? ring.keys[0].kid)
+    }
+
     /// The entry for `kid`, or a refusal naming the keys there are.
     public func entry(_ kid: String) throws(Refusal) -> Entry {
         guard let entry = entries.first(where: { $0.kid == kid }) else {

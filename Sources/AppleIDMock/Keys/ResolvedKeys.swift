@@ -8,6 +8,13 @@ public struct ResolvedKeys: Sendable {
     /// Every key with its roster entry, oldest first.
     let entries: [(entry: KeyRoster.Entry, key: SigningKey)]
 
+    /// The bundled keys of `ring` as `roster` (of bundled keys only) arranges them.
+    static func bundled(_ ring: SigningKeyRing, roster: KeyRoster) -> ResolvedKeys {
+        let entries = roster.entries.compactMap { entry in ring.key(entry.kid).map { (entry: entry, key: $0) } }
+        return ResolvedKeys(
+            signing: ring.key(roster.signingKid) ?? ring.keys[0], entries: entries)
+    }
+
     /// The public keys in `/auth/keys` at `now`.
     public func published(at now: Date) -> [PublicJWK] {
         entries.filter { $0.entry.isPublished(at: now) }.map(\.key.jwk)

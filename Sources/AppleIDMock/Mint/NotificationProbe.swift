@@ -24,10 +24,7 @@ enum NotificationProbe {
     /// Posts `{"payload": jws}` to `url` within `timeoutMilliseconds`.
     static func post(_ jws: String, to url: String, timeoutMilliseconds: Int) async -> Answer {
         let started = ContinuousClock.now
-        func elapsed() -> Int {
-            let duration = ContinuousClock.now - started
-            return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-        }
+        func elapsed() -> Int { (ContinuousClock.now - started).wholeMilliseconds }
         do {
             var request = HTTPClientRequest(url: url)
             request.method = .POST

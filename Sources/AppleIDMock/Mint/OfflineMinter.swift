@@ -17,12 +17,8 @@ public struct OfflineMinter: Sendable {
                 reason: "no scenario \"\(name)\"; available: \(scenarios.keys.sorted().joined(separator: ", "))")
         }
         try ScenarioCatalog.check(scenario, against: ring)
-        let signingKid = scenario.settings.signingKeyId.flatMap(ring.key)?.kid ?? ring.keys[0].kid
-        let roster = KeyRoster.bundled(ring, signingKid: signingKid)
         world = World(scenario: scenario)
-        keys = ResolvedKeys(
-            signing: ring.key(signingKid) ?? ring.keys[0],
-            entries: roster.entries.compactMap { entry in ring.key(entry.kid).map { (entry, $0) } })
+        keys = ResolvedKeys.bundled(ring, roster: KeyRoster.bundled(ring, settings: scenario.settings))
     }
 
     /// One token to `order` at `now`, as for a user who has not consented before.

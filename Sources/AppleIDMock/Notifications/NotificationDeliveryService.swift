@@ -152,10 +152,7 @@ struct NotificationDeliveryService: Service {
         let userKey = teamId.flatMap { team in
             world.users.values.first { world.subject(of: $0, teamId: team) == record.sub }?.key
         }
-        let outcome =
-            attempt.outcome == "delivered"
-            ? "ok"
-            : attempt.httpStatus.map { "http_\($0)" } ?? (fault?.drop == true ? "dropped" : "no_answer")
+        let outcome = JournalEntry.notificationOutcome(status: attempt.httpStatus, dropped: fault?.drop == true)
         services.journal.record(
             JournalEntry(
                 id: services.journal.nextId(at: attempt.startedAt), at: active.now, wallTime: attempt.startedAt,

@@ -61,9 +61,6 @@ public struct FaultRule: Codable, Sendable, Equatable {
         times.map { fired >= $0 } ?? false
     }
 
-    /// Whether the rule needs the request's `grant_type` or `client_id` to decide.
-    var needsParameters: Bool { grantType != nil || clientId != nil }
-
     /// A number in [0, 1) drawn from `seed` and `call` (SHA-256), the same on every run and machine.
     static func unitValue(seed: Int, call: Int) -> Double {
         let digest = SHA256.hash(data: Data("\(seed):\(call)".utf8))

@@ -164,7 +164,8 @@ struct MintController: Sendable {
                 endpoint: "notifications", clientId: audience, userKey: order.userKey,
                 sub: active.world.users[order.userKey].flatMap { user in
                     active.world.appGroups[order.appGroupId].map { active.world.subject(of: user, teamId: $0.teamId) }
-                }, status: answer.status, outcome: accepted ? "ok" : answer.status.map { "http_\($0)" } ?? "no_answer",
+                }, status: answer.status,
+                outcome: JournalEntry.notificationOutcome(status: answer.status, dropped: false),
                 reason: order.defect.map { "made to order with defect \($0.rawValue): \(answer.outcome)" }
                     ?? "made to order: \(answer.outcome)",
                 latencyMilliseconds: answer.milliseconds,

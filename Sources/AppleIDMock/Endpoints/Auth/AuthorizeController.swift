@@ -10,14 +10,14 @@ struct AuthorizeController: Sendable {
     static let consentPath = "/auth/authorize/consent"
 
     func addRoutes(to router: Router<MockRequestContext>) {
-        router.get("/auth/authorize") { request, _ in
-            await respond(request) { try await self.start(request, body: false) }
+        router.get("/auth/authorize") { request, context in
+            await respond(request) { try await self.start(request, body: false, context: context) }
         }
-        router.post("/auth/authorize") { request, _ in
-            await respond(request) { try await self.start(request, body: true) }
+        router.post("/auth/authorize") { request, context in
+            await respond(request) { try await self.start(request, body: true, context: context) }
         }
-        router.post(RouterPath(Self.consentPath)) { request, _ in
-            await respond(request) { try await self.consent(request) }
+        router.post(RouterPath(Self.consentPath)) { request, context in
+            await respond(request) { try await self.consent(request, context: context) }
         }
     }
 
@@ -36,12 +36,12 @@ struct AuthorizeController: Sendable {
         }
     }
 
-    private func start(_ request: Request, body: Bool) async throws -> Response {
+    private func start(_ request: Request, body: Bool, context: MockRequestContext) async throws -> Response {
         var form = try RequestReading.query(request)
         if body && RequestReading.isForm(request) {
             form = try RequestReading.form(try await RequestReading.bodyText(request)).merging(fallback: form)
         }
-        let active = try await services.state.current()
+        let active = try await services.active(context)
         let world = active.world
         let authorization = try AuthorizationRequest.parse(form, world: world)
         if let hint = authorization.loginHint {
@@ -68,12 +68,12 @@ struct AuthorizeController: Sendable {
         return Responses.html(page)
     }
 
-    private func consent(_ request: Request) async throws -> Response {
+    private func consent(_ request: Request, context: MockRequestContext) async throws -> Response {
         guard RequestReading.isForm(request) else {
             throw OAuthError.invalidRequest("the consent form must be form-urlencoded")
         }
         let form = try RequestReading.form(try await RequestReading.bodyText(request))
-        let active = try await services.state.current()
+        let active = try await services.active(context)
         let world = active.world
         let own = FormParameters(pairs: form.pairs.filter { AuthorizationRequest.parameterNames.contains($0.name) })
         let authorization = try AuthorizationRequest.parse(own, world: world)

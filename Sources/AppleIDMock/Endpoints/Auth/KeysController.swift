@@ -5,7 +5,7 @@ struct KeysController: Sendable {
     let services: MockServices
 
     func addRoutes(to router: Router<MockRequestContext>) {
-        router.get("/auth/keys") { _, _ in await self.keys() }
+        router.get("/auth/keys") { _, context in await self.keys(context) }
         router.get("/.well-known/openid-configuration") { request, _ in
             Responses.appleJSON(DiscoveryDocument(baseURL: self.services.baseURL(for: request)))
         }
@@ -13,10 +13,10 @@ struct KeysController: Sendable {
 
     /// The keys published at the mock's current instant, shuffled per response as Apple's are
     /// (unless the `jwksOrder` setting is `stable`).
-    private func keys() async -> Response {
+    private func keys(_ context: MockRequestContext) async -> Response {
         let active: ActiveScenario
         do {
-            active = try await services.state.current()
+            active = try await services.active(context)
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "keys"))
         }

@@ -8,7 +8,7 @@ struct MigrationController: Sendable {
     let services: MockServices
 
     func addRoutes(to router: Router<MockRequestContext>) {
-        router.post("/auth/usermigrationinfo") { request, _ in await self.migrate(request) }
+        router.post("/auth/usermigrationinfo") { request, context in await self.migrate(request, context) }
     }
 
     /// The answer: `transfer_sub` for the sender, `sub` (+ `email`, `is_private_email`) for the recipient.
@@ -26,9 +26,9 @@ struct MigrationController: Sendable {
         }
     }
 
-    private func migrate(_ request: Request) async -> Response {
+    private func migrate(_ request: Request, _ context: MockRequestContext) async -> Response {
         do {
-            let active = try await services.state.current()
+            let active = try await services.active(context)
             let form = try await RequestReading.tokenForm(request, settings: active.world.settings)
             guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
                 case let bearer = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces),

@@ -7,12 +7,12 @@ struct RevokeController: Sendable {
     let services: MockServices
 
     func addRoutes(to router: Router<MockRequestContext>) {
-        router.post("/auth/revoke") { request, _ in await self.revoke(request) }
+        router.post("/auth/revoke") { request, context in await self.revoke(request, context) }
     }
 
-    private func revoke(_ request: Request) async -> Response {
+    private func revoke(_ request: Request, _ context: MockRequestContext) async -> Response {
         do {
-            let active = try await services.state.current()
+            let active = try await services.active(context)
             let body = try await RequestReading.bodyText(request)
             let form: FormParameters
             if RequestReading.isForm(request) {

@@ -8,19 +8,18 @@ struct TokenController: Sendable {
     let services: MockServices
 
     func addRoutes(to router: Router<MockRequestContext>) {
-        router.post("/auth/token") { request, _ in await self.token(request) }
+        router.post("/auth/token") { request, context in await self.token(request, context) }
     }
 
-    private func token(_ request: Request) async -> Response {
+    private func token(_ request: Request, _ context: MockRequestContext) async -> Response {
         do {
-            return try await exchange(request)
+            return try await exchange(request, active: try await services.active(context))
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "token"))
         }
     }
 
-    private func exchange(_ request: Request) async throws -> Response {
-        let active = try await services.state.current()
+    private func exchange(_ request: Request, active: ActiveScenario) async throws -> Response {
         let form = try await RequestReading.tokenForm(request, settings: active.world.settings)
         let grantType = try form.field("grant_type")
         guard let grantType, ["authorization_code", "refresh_token", "client_credentials"].contains(grantType) else {

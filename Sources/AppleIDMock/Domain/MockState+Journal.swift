@@ -19,6 +19,7 @@ extension MockState {
             try await store.transaction { transaction in
                 var owners: [String: (userKey: String?, sub: String?)]?
                 // What another replica buffered before a clear stays cleared.
+                var batch: [(key: String, value: JournalEntry)] = []
                 for var entry in entries where entry.id > clearedBefore {
                     if entry.userKey == nil,
                         let token = entry.fingerprints?["token"] ?? entry.fingerprints?["refresh_token"]
@@ -29,8 +30,9 @@ extension MockState {
                             entry.sub = entry.sub ?? owner.sub
                         }
                     }
-                    try await transaction.put(Spaces.journal, entry.id, entry)
+                    batch.append((entry.id, entry))
                 }
+                try await transaction.putAll(Spaces.journal, batch)
                 try await transaction.prune(Spaces.journal, keep: limit)
             }
         } catch {

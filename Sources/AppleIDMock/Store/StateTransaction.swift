@@ -25,6 +25,8 @@ public protocol StateTransaction: AnyObject {
     func get<Value>(_ space: StoreSpace<Value>, _ key: String) async throws -> Value?
     /// Writes `value` at `key` with its index (replacing any value there).
     func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value, index: EntryIndex) async throws
+    /// Writes many unindexed values, in order.
+    func putAll<Value>(_ space: StoreSpace<Value>, _ entries: [(key: String, value: Value)]) async throws
     /// Deletes the entry at `key`, if any.
     func delete<Value>(_ space: StoreSpace<Value>, _ key: String) async throws
     /// The entries whose key starts with `prefix`, in insertion order (oldest first).
@@ -39,6 +41,11 @@ public protocol StateTransaction: AnyObject {
 }
 
 extension StateTransaction {
+    /// Writes many unindexed values, in order (a store may do it in one statement).
+    public func putAll<Value>(_ space: StoreSpace<Value>, _ entries: [(key: String, value: Value)]) async throws {
+        for entry in entries { try await put(space, entry.key, entry.value) }
+    }
+
     /// Writes `value` without index.
     public func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value) async throws {
         try await put(space, key, value, index: EntryIndex())

@@ -35,6 +35,22 @@ final class PostgresTransaction: StateTransaction {
             """, logger: logger)
     }
 
+    /// One statement for the whole batch (the journal's writes), not a round trip per entry.
+    func putAll<Value>(_ space: StoreSpace<Value>, _ entries: [(key: String, value: Value)]) async throws {
+        guard !entries.isEmpty else { return }
+        let keys = entries.map(\.key)
+        let values = try entries.map { String(decoding: try StoreCoding.encoder.encode($0.value), as: UTF8.self) }
+        try await connection.query(
+            """
+            INSERT INTO apple_id_mock_entries (space, key, value)
+            SELECT \(space.name), entry.key, entry.value
+            FROM unnest(\(keys)::text[], \(values)::text[]) WITH ORDINALITY AS entry(key, value, position)
+            ORDER BY entry.position
+            ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value, expires_at = NULL, due_at = NULL,
+                grp = NULL, rev = apple_id_mock_entries.rev + 1
+            """, logger: logger)
+    }
+
     func delete<Value>(_ space: StoreSpace<Value>, _ key: String) async throws {
         guard !key.contains("\u{0}") else { return }
         try await connection.query(

@@ -170,6 +170,7 @@ struct ControlPlaneLiveTests {
             #expect(status("/__admin/scenario", host: "127.rebind.example:\(server.port)") == "403")
             #expect(status("//__admin/scenario", host: "rebind.evil.example:\(server.port)") == "403")
             #expect(status("/auth/keys", host: "rebind.evil.example:\(server.port)") == "200")
+            #expect(status("/__admin/", host: "rebind.evil.example:\(server.port)") == "403", "the dashboard too")
             #expect(
                 status("/__admin/scenario", host: "localhost:\(server.port)", origin: "http://localhost:\(server.port)")
                     == "200")

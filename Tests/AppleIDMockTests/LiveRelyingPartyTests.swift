@@ -82,38 +82,10 @@ enum PythonRelyingParty {
         isAvailable || ProcessInfo.processInfo.environment["APPLE_ID_MOCK_REQUIRE_PYTHON_RP"] == "1"
     }
 
-    static let isAvailable: Bool = {
-        guard let (status, _) = try? runSynchronously(["-c", "import authlib, requests"]) else { return false }
-        return status == 0
-    }()
+    static let isAvailable = PythonScript.canImport(["authlib", "requests"])
 
-    /// Runs the script and returns its exit status and combined output, without blocking a thread.
+    /// Runs the script and returns its exit status and combined output.
     static func run(baseURL: String) async throws -> (Int32, String) {
-        let (process, output) = try makeProcess([script, baseURL])
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        return (status, try String(contentsOf: output, encoding: .utf8))
-    }
-
-    private static func runSynchronously(_ arguments: [String]) throws -> (Int32, String) {
-        let (process, output) = try makeProcess(arguments)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
-    }
-
-    private static func makeProcess(_ arguments: [String]) throws -> (Process, URL) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("aim-rp-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: Fixture.root)
-        process.standardOutput = handle
-        process.standardError = handle
-        return (process, output)
+        try await PythonScript.run([script, baseURL])
     }
 }

@@ -5,7 +5,8 @@ import Hummingbird
 /// (`Authorization: Bearer …`, else 401). Always, it refuses what a web page open in a browser could
 /// forge: a JSON body sent without `Content-Type: application/json` (415) and a foreign `Origin`
 /// (403); and, without a token while bound to loopback, a `Host` that is not this machine's
-/// (403, against DNS rebinding). Apple's endpoints stay open.
+/// (403, against DNS rebinding). Apple's endpoints stay open, and so do the dashboard's files (the
+/// page asks for the token before it calls anything).
 struct AdminAccessMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
     let services: MockServices
@@ -15,9 +16,13 @@ struct AdminAccessMiddleware: RouterMiddleware {
     {
         let path = request.uri.path
         // By component, as the router matches: `//__admin/reset` reaches the same handler.
-        guard path.split(separator: "/").first == "__admin" else { return try await next(request, context) }
+        let components = path.split(separator: "/")
+        guard components.first == "__admin" else { return try await next(request, context) }
         do {
-            try check(request)
+            // The dashboard's files hold no secret: the page loads, then asks for the token.
+            let isPage =
+                (request.method == .get || request.method == .head) && DashboardController.isDashboard(components)
+            try check(request, needsToken: !isPage)
         } catch {
             services.logger.notice(
                 "control-plane call refused",
@@ -30,8 +35,8 @@ struct AdminAccessMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    private func check(_ request: Request) throws(AdminError) {
-        if let token = services.adminToken {
+    private func check(_ request: Request, needsToken: Bool) throws(AdminError) {
+        if let token = services.adminToken, needsToken {
             guard let presented = Self.bearer(request), Self.constantTimeEqual(presented, token) else {
                 throw .unauthorized("this server needs its admin token: Authorization: Bearer <token>")
             }

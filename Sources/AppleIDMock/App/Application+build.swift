@@ -27,6 +27,8 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     JournalController(services: services).addRoutes(to: router)
     MintController(services: services).addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
+    UsersController(services: services).addRoutes(to: router)
+    DashboardController().addRoutes(to: router)
     return router
 }
 

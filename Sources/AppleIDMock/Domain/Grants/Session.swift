@@ -148,6 +148,17 @@ public struct Session {
             accountDeleted: try await isDeleted(userKey))
     }
 
+    /// Every consent (by `consentKey`), deleted account and relay switched off: what a view of all
+    /// users needs, read in three listings.
+    func userRecords() async throws -> (consents: [String: Consent], deleted: Set<String>, relayOff: Set<String>) {
+        let consents = try await transaction.list(Spaces.consents)
+        return (
+            Dictionary(consents.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
+            Set(try await transaction.list(Spaces.deletedAccounts).map(\.key)),
+            Set(try await transaction.list(Spaces.relayOff).map(\.key))
+        )
+    }
+
     /// Whether relay mail for the user and group is forwarded.
     public func relayForwarding(userKey: String, appGroupId: String) async throws -> Bool {
         let off = try await transaction.get(Spaces.relayOff, Self.consentKey(userKey, appGroupId)) != nil

@@ -1,0 +1,145 @@
+// Small DOM helpers: elements built from data with textContent only (never innerHTML), times in
+// UTC, and one way to report what an action did or why it failed.
+
+import { ApiError } from "./api.js";
+
+/** Builds an element: `h("td", { class: "x", "aria-label": "y", onclick: f }, child, "text")`. */
+export function h(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") {
+      element.addEventListener(name.slice(2), value);
+    } else if (name === "class") {
+      element.className = value;
+    } else if (name === "text") {
+      element.textContent = value;
+    } else if (value === true) {
+      element.setAttribute(name, "");
+    } else {
+      element.setAttribute(name, String(value));
+    }
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+/** `2026-11-22 10:04:05Z` for an ISO 8601 string, epoch seconds or a Date. */
+export function utc(value) {
+  if (value === undefined || value === null || value === "") return "";
+  const date = typeof value === "number" ? new Date(value * 1000) : new Date(value);
+  if (Number.isNaN(date.getTime())) return String(value);
+  return date.toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+}
+
+/** A `<time>` element showing `utc(value)`. */
+export function time(value) {
+  const text = utc(value);
+  if (!text) return "";
+  const iso = typeof value === "number" ? new Date(value * 1000).toISOString() : String(value);
+  return h("time", { datetime: iso }, text);
+}
+
+/** Seconds as "3 h 5 min" (signed). */
+export function duration(seconds) {
+  const sign = seconds < 0 ? "−" : "";
+  let rest = Math.round(Math.abs(seconds));
+  if (rest < 60) return `${sign}${rest} s`;
+  const parts = [];
+  for (const [unit, size] of [["d", 86400], ["h", 3600], ["min", 60], ["s", 1]]) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)} ${unit}`);
+      rest %= size;
+    }
+    if (parts.length === 2) break;
+  }
+  return sign + parts.join(" ");
+}
+
+const announcer = () => document.getElementById("announcer");
+
+/** Shows what happened next to a section's controls and announces it to screen readers. */
+export function report(section, message, ok = true) {
+  const line = document.querySelector(`[data-result="${section}"]`);
+  if (line) {
+    line.textContent = message;
+    line.classList.toggle("error", !ok);
+    line.classList.toggle("ok", ok);
+  }
+  const live = announcer();
+  if (live) live.textContent = message;
+}
+
+/** Lists an error's problems (JSON path and reason) in `container`, or its message; empties it
+ *  when there is no error. */
+export function showProblems(container, error) {
+  container.replaceChildren();
+  if (!error) return;
+  if (!(error instanceof ApiError) || error.problems.length === 0) {
+    container.append(h("p", { class: "error", text: describe(error) }));
+    return;
+  }
+  const list = h("ul", { class: "problem-list" });
+  for (const problem of error.problems) {
+    list.append(h("li", {}, h("code", { text: problem.path }), " ", problem.reason, problem.file && problem.file !== "request body" && problem.file !== "request" ? ` (${problem.file})` : ""));
+  }
+  if (error.moreProblems) list.append(h("li", { text: `… and ${error.moreProblems} more` }));
+  container.append(h("p", { class: "error", text: "The server refused it:" }), list);
+}
+
+/** The message an error reports. */
+export function describe(error) {
+  if (error instanceof ApiError) {
+    const prefix = error.status ? `HTTP ${error.status}` : "No answer";
+    return `${prefix}: ${error.message}`;
+  }
+  return error?.message || String(error);
+}
+
+/**
+ * Runs an action for `section`: disables `button` while it runs, then reports `success(result)` or
+ * the error. A 401 asks for the admin token (the `needs-token` event). Resolves with the result,
+ * or `undefined` when it failed.
+ */
+export async function act(section, button, action, success, problems) {
+  if (button) button.disabled = true;
+  try {
+    const result = await action();
+    if (problems) problems.replaceChildren();
+    report(section, typeof success === "function" ? success(result) : success, true);
+    return result;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      document.dispatchEvent(new CustomEvent("needs-token", { detail: error.message }));
+    }
+    report(section, describe(error), false);
+    if (problems) showProblems(problems, error);
+    return undefined;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** Replaces a table body's rows only when `key` (the data they show) changed, so focus and
+ *  selection survive the refreshes that bring nothing new. */
+export function fillTable(tbody, key, rows) {
+  if (tbody.dataset.key === key) return false;
+  tbody.dataset.key = key;
+  tbody.replaceChildren(...rows);
+  labelCells(tbody.closest("table"));
+  return true;
+}
+
+/** Gives each cell its column's title (`data-label`), which narrow screens show above the value
+ *  when rows stack. */
+export function labelCells(table) {
+  const titles = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+  for (const row of table.querySelectorAll("tbody tr")) {
+    [...row.children].forEach((cell, index) => {
+      if (titles[index]) cell.dataset.label = titles[index];
+    });
+  }
+}

@@ -1,0 +1,98 @@
+// The Scenario section: the active scenario, switch, reset, upload a file (problems shown with
+// their JSON paths), and the app groups with their clients and transfers.
+
+import { api } from "./api.js";
+import { act, fillTable, h, report, time } from "./dom.js";
+
+export function createScenario(ctx) {
+  const $ = (id) => document.getElementById(id);
+  const choice = $("scenario-choice");
+  let teams = [];
+
+  $("scenario-switch").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const name = choice.value;
+    const done = await act("scenario", event.submitter, () => api("PUT", "/__admin/scenario", { name }),
+      `Switched to "${name}": consents, codes, tokens, events and notifications were cleared.`);
+    if (done) await ctx.refreshAll(true);
+  });
+
+  $("scenario-reset").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const done = await act("scenario", event.submitter, () => api("POST", "/__admin/reset"),
+      "Session reset: consents, codes, tokens, events, notifications and fault rules were cleared.");
+    if (done) await ctx.refreshAll(true);
+  });
+
+  const file = $("upload-file");
+  const nameInput = $("upload-name");
+  file.addEventListener("change", () => {
+    const picked = file.files?.[0];
+    if (picked && !nameInput.dataset.edited) {
+      nameInput.value = picked.name.replace(/\.json$/i, "").replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 64);
+    }
+  });
+  nameInput.addEventListener("input", () => { nameInput.dataset.edited = "yes"; });
+
+  $("scenario-upload").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const picked = file.files?.[0];
+    const name = nameInput.value.trim();
+    const activate = $("upload-activate").checked;
+    const problems = $("upload-problems");
+    const done = await act("scenario", event.submitter, async () => {
+      if (!picked) throw new Error("Choose a scenario file first.");
+      if (picked.size > 1024 * 1024) throw new Error(`${picked.name} is ${picked.size} bytes; the limit is 1 MiB.`);
+      const text = await picked.text();
+      const query = new URLSearchParams({ name, activate: activate ? "true" : "false" });
+      return api("POST", `/__admin/scenarios?${query}`, text);
+    }, activate ? `Uploaded "${name}" and switched to it.` : `Uploaded "${name}".`, problems);
+    if (done) await ctx.refreshAll(true);
+  });
+
+  async function transfer(groupId, select, button) {
+    const toTeam = select.value;
+    const done = await act("scenario", button, () => api("POST", "/__admin/transfers", { appGroup: groupId, toTeam }),
+      (view) => `Transferred ${groupId} to ${toTeam}: the migration window is open until ${new Date(view.windowEndsAt).toISOString()}.`);
+    if (done) await ctx.refreshAll(true);
+  }
+
+  function groupRow(group, transfers) {
+    const moved = transfers.find((t) => t.appGroupId === group.id);
+    const others = teams.filter((team) => team.teamId !== group.teamId);
+    const select = h("select", { id: `transfer-${group.id}`, "aria-label": `Team to transfer ${group.id} to` },
+      others.map((team) => h("option", { value: team.teamId }, `${team.name} (${team.teamId})`)));
+    const button = h("button", { type: "button", disabled: others.length === 0 || Boolean(moved) }, "Transfer");
+    button.addEventListener("click", () => transfer(group.id, select, button));
+    const clients = [
+      ...[group.primaryBundleId, ...group.bundleIds.filter((b) => b !== group.primaryBundleId)].map((id) => h("li", {}, h("code", { text: id }), " app")),
+      ...group.servicesIds.map((s) => h("li", {}, h("code", { text: s.identifier }), " web")),
+    ];
+    return h("tr", {},
+      h("th", { scope: "row" }, group.id),
+      h("td", {}, group.teamId, moved ? h("div", { class: "muted small" }, `from ${moved.fromTeam} since `, time(moved.at)) : ""),
+      h("td", {}, h("ul", { class: "plain" }, clients)),
+      h("td", {}, group.notificationUrl ? h("code", { class: "wrap", text: group.notificationUrl }) : h("span", { class: "muted", text: "none" })),
+      h("td", {}, moved ? h("span", { class: "muted", text: "transferred" }) : h("div", { class: "inline tight" }, select, button)));
+  }
+
+  async function refresh() {
+    const [scenario, listing] = await Promise.all([api("GET", "/__admin/scenario"), api("GET", "/__admin/scenarios")]);
+    ctx.scenario = scenario;
+    teams = scenario.teams;
+    $("scenario-name").textContent = scenario.name;
+    $("scenario-description").textContent = scenario.description || "";
+    $("scenario-source").textContent = scenario.source;
+    $("glance-scenario").textContent = scenario.name;
+    const options = listing.available.join("\n");
+    if (choice.dataset.key !== options) {
+      choice.dataset.key = options;
+      choice.replaceChildren(...listing.available.map((name) => h("option", { value: name }, name)));
+    }
+    if (document.activeElement !== choice) choice.value = listing.active;
+    fillTable(document.querySelector("#app-groups tbody"), JSON.stringify([scenario.appGroups, scenario.transfers, teams]),
+      scenario.appGroups.map((group) => groupRow(group, scenario.transfers)));
+  }
+
+  return { refresh, report: (message, ok) => report("scenario", message, ok) };
+}

@@ -1,0 +1,143 @@
+// The Users section: each user with their identifiers, and per app group the consent (state,
+// frozen scopes, first-authorization flag), credential state and relay forwarding; actions that
+// act as the user would (revoke, delete the account, relay off/on, sign in on a device).
+
+import { api } from "./api.js";
+import { act, h, labelCells, time } from "./dom.js";
+
+const STATUS_NAMES = { 0: "unsupported", 1: "unknown", 2: "likely real" };
+
+/** The header and payload of a JWS, decoded (no verification: this is for reading). */
+export function decodeJWT(token) {
+  const part = (text) => {
+    const base64 = text.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(text.length / 4) * 4, "=");
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  };
+  const [header, payload] = token.split(".");
+  return { header: part(header), payload: part(payload) };
+}
+
+export function createUsers(ctx) {
+  const list = document.getElementById("user-list");
+  const scopeChoice = h("fieldset", { class: "inline scopes" },
+    h("legend", { text: "A device sign-in asks for" }),
+    h("label", { class: "check" }, h("input", { type: "checkbox", id: "device-scope-name", checked: true }), " name"),
+    h("label", { class: "check" }, h("input", { type: "checkbox", id: "device-scope-email", checked: true }), " email"));
+  list.before(scopeChoice);
+
+  async function lifecycle(button, body, describeDone) {
+    const done = await act("users", button, () => api("POST", "/__admin/events", body), (entry) => {
+      const sent = entry.notificationIds?.length || 0;
+      const notes = sent ? ` ${sent} notification${sent > 1 ? "s" : ""} queued.` : " No app group had a standing consent to notify.";
+      return entry.outcome === "applied" ? describeDone + notes : `${describeDone}: ${entry.outcome}`;
+    });
+    if (done) await ctx.refreshAll();
+  }
+
+  async function signInOnDevice(button, user, group) {
+    const scenarioGroup = ctx.scenario?.appGroups.find((g) => g.id === group.appGroupId);
+    const clientId = scenarioGroup?.primaryBundleId;
+    const scopes = ["name", "email"].filter((s) => document.getElementById(`device-scope-${s}`).checked);
+    const credential = await act("users", button, () => api("POST", "/__admin/native/authorize", { clientId, user: user.key, scopes }),
+      `${user.key} signed in to ${clientId} on a device.`);
+    if (!credential) return;
+    showCredential(user, clientId, credential);
+    await ctx.refreshAll();
+  }
+
+  function showCredential(user, clientId, credential) {
+    const panel = document.getElementById("device");
+    document.getElementById("device-title").textContent = `${user.key} signed in to ${clientId} on a device`;
+    const pairs = document.getElementById("device-credential");
+    const show = (value) => (value === null || value === undefined ? h("span", { class: "muted", text: "nil" }) : typeof value === "object" ? JSON.stringify(value) : String(value));
+    pairs.replaceChildren(...[
+      ["user", credential.user], ["state", credential.state], ["authorizedScopes", credential.authorizedScopes],
+      ["email", credential.email], ["fullName", credential.fullName], ["realUserStatus", credential.realUserStatus],
+      ["authorizationCode", credential.authorizationCode],
+    ].flatMap(([name, value]) => [h("dt", { text: name }), h("dd", { class: "wrap" }, show(value))]));
+    let decoded;
+    try {
+      const { header, payload } = decodeJWT(credential.identityToken);
+      const times = ["iat", "exp", "auth_time"].filter((c) => typeof payload[c] === "number")
+        .map((c) => `${c} = ${new Date(payload[c] * 1000).toISOString()}`).join("\n");
+      decoded = `${JSON.stringify(header, null, 2)}\n.\n${JSON.stringify(payload, null, 2)}${times ? `\n\n${times}` : ""}`;
+    } catch (error) {
+      decoded = `not a JWS: ${error.message}`;
+    }
+    document.getElementById("device-token-decoded").textContent = decoded;
+    document.getElementById("device-token").textContent = credential.identityToken;
+    panel.hidden = false;
+    panel.scrollIntoView({ block: "nearest" });
+  }
+
+  function groupRow(user, group) {
+    const consent = group.consent;
+    const label = `${user.key} in ${group.appGroupId}`;
+    const actions = h("div", { class: "inline tight" });
+    const signIn = h("button", { type: "button", disabled: user.accountDeleted, "aria-label": `Sign in on a device: ${label}` }, "Sign in on a device");
+    signIn.addEventListener("click", () => signInOnDevice(signIn, user, group));
+    actions.append(signIn);
+    if (consent?.status === "authorized") {
+      const revoke = h("button", { type: "button", class: "danger", "aria-label": `Revoke consent: ${label}` }, "Revoke consent");
+      revoke.addEventListener("click", () => lifecycle(revoke, { type: "consent-revoked", user: user.key, appGroup: group.appGroupId },
+        `Revoked ${user.key}'s consent for ${group.appGroupId}.`));
+      actions.append(revoke);
+    }
+    if (group.relayForwarding !== undefined && group.relayForwarding !== null && !user.accountDeleted) {
+      const on = group.relayForwarding;
+      const relay = h("button", { type: "button", "aria-label": `${on ? "Turn relay forwarding off" : "Turn relay forwarding on"}: ${label}` }, on ? "Relay off" : "Relay on");
+      relay.addEventListener("click", () => lifecycle(relay, { type: on ? "email-disabled" : "email-enabled", user: user.key, appGroup: group.appGroupId },
+        `Relay forwarding for ${user.key} in ${group.appGroupId} turned ${on ? "off" : "on"}.`));
+      actions.append(relay);
+    }
+    const consentCell = consent
+      ? h("td", {}, h("span", { class: `badge ${consent.status}`, text: consent.status }), " ",
+        consent.scopes.length ? consent.scopes.join(" + ") : "no scopes",
+        consent.hidesEmail && consent.scopes.includes("email") ? " · hides email" : "",
+        h("div", { class: "muted small" }, consent.status === "revoked" ? ["revoked ", time(consent.revokedAt)] : ["since ", time(consent.authorizedAt)]))
+      : h("td", { class: "muted" }, "never signed in");
+    return h("tr", {},
+      h("th", { scope: "row" }, group.appGroupId, h("div", { class: "muted small", text: group.teamId })),
+      h("td", {}, h("code", { class: "wrap", text: group.sub }), h("div", { class: "muted small wrap", text: group.relayEmail })),
+      consentCell,
+      h("td", {}, group.firstAuthorization ? h("span", { class: "badge first", text: "next is first" }) : "no"),
+      h("td", {}, h("span", { class: `badge ${group.credentialState}`, text: group.credentialState })),
+      h("td", {}, group.relayForwarding === undefined || group.relayForwarding === null ? h("span", { class: "muted", text: "n/a" }) : group.relayForwarding ? "on" : h("strong", { text: "off" })),
+      h("td", {}, actions));
+  }
+
+  function userCard(user) {
+    const name = [user.name?.firstName, user.name?.lastName].filter(Boolean).join(" ");
+    const remove = h("button", { type: "button", class: "danger", disabled: user.accountDeleted, "aria-label": `Delete the Apple Account of ${user.key}` }, "Delete account");
+    remove.addEventListener("click", () => lifecycle(remove, { type: "account-delete", user: user.key }, `Deleted ${user.key}'s Apple Account.`));
+    return h("article", { class: "user card", "aria-labelledby": `user-${user.key}`, "data-user": user.key },
+      h("header", { class: "user-head" },
+        h("div", {},
+          h("h3", { id: `user-${user.key}` }, user.key, user.accountDeleted ? h("span", { class: "badge revoked", text: "account deleted" }) : ""),
+          h("p", { class: "muted" }, [name || "no name", user.email || "no email", `real_user_status ${user.realUserStatus} (${STATUS_NAMES[user.realUserStatus] ?? "?"})`,
+            user.hideEmail ? "hides email by default" : "shares email by default", user.managedAccount ? "managed account" : ""].filter(Boolean).join(" · "))),
+        remove),
+      h("details", {},
+        h("summary", { text: "Identifiers per team" }),
+        h("ul", { class: "plain" }, user.identities.map((identity) => h("li", {}, h("strong", { text: identity.teamId }), " sub ", h("code", { class: "wrap", text: identity.sub }), " · relay ", h("code", { class: "wrap", text: identity.relayEmail }))))),
+      h("div", { class: "table-wrap" },
+        h("table", {},
+          h("caption", { class: "visually-hidden", text: `${user.key} per app group` }),
+          h("thead", {}, h("tr", {}, ["App group", "sub · relay address", "Consent", "First authorization", "Credential state", "Relay forwarding", "Actions"].map((title) => h("th", { scope: "col", text: title })))),
+          h("tbody", {}, user.appGroups.map((group) => groupRow(user, group))))));
+  }
+
+  async function refresh() {
+    const view = await api("GET", "/__admin/users");
+    const key = JSON.stringify(view.users);
+    if (list.dataset.key === key) return;
+    const focused = document.activeElement?.getAttribute("aria-label");
+    list.dataset.key = key;
+    list.replaceChildren(...view.users.map(userCard));
+    for (const table of list.querySelectorAll("table")) labelCells(table);
+    if (focused) [...list.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === focused)?.focus();
+  }
+
+  return { refresh };
+}

@@ -2,11 +2,17 @@
 #   docker build -t apple-id-mock .   then   docker run -p 8080:8080 apple-id-mock
 # or `docker compose up` (docker-compose.yml mounts ./scenarios and ./keys read-only).
 # Two replicas sharing PostgreSQL behind nginx: `docker compose -f docker-compose.replicas.yml up`.
-# SQLite is built into the binary (sqlite-nio), so the image needs no database library.
+# SQLite is built into the binary (sqlite-nio), so the image needs no database library; OpenSSL's
+# libcrypto (libssl3) signs the tokens.
 
 # --- build ------------------------------------------------------------------------------------
 FROM swift:6.3-bookworm AS build
 WORKDIR /build
+
+# OpenSSL's headers and libcrypto: RS256 signatures go through the system's OpenSSL (COpenSSL).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libssl-dev=3.* \
+    && rm -rf /var/lib/apt/lists/*
 
 # Resolve dependencies in their own layer: it is reused until Package.swift (or Package.resolved,
 # when the checkout has one) changes.
@@ -26,6 +32,11 @@ RUN swift build -c release --product apple-id-mock \
 # --- run --------------------------------------------------------------------------------------
 # The slim image carries the Swift runtime libraries (Foundation, the standard library) only.
 FROM swift:6.3-bookworm-slim
+
+# libcrypto at run time, for the RS256 signatures.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libssl3=3.* \
+    && rm -rf /var/lib/apt/lists/*
 
 # /data holds the state file of `--state sqlite:/data/state.db` (mount a volume there to keep it).
 RUN groupadd --system --gid 10001 apple-id-mock \

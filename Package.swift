@@ -18,6 +18,8 @@ import PackageDescription
 // - swift-nio, swift-nio-extras (NIOHTTPTypes), swift-http-types: already under Hummingbird; named
 //   here because the mock adds a channel handler (answering `Expect: 100-continue`) and closes a
 //   connection without an answer for the "drop" fault.
+// - COpenSSL (a system library: libssl-dev / libcrypto 3): RS256 signatures for id_tokens and
+//   notifications, several times faster than swift-crypto's portable RSA (see scripts/benchmark.sh).
 let package = Package(
     name: "apple-id-mock",
     platforms: [.macOS(.v15)],
@@ -41,9 +43,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
         .target(
             name: "AppleIDMock",
             dependencies: [
+                "COpenSSL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

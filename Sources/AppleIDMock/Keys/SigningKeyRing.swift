@@ -6,10 +6,14 @@ import Foundation
 public struct SigningKey: Sendable {
     /// The `kid` (the PEM file's name).
     public let kid: String
-    /// The private half.
+    /// The private half (swift-crypto's: its public key, and signatures made on purpose the slow way).
     let privateKey: _RSA.Signing.PrivateKey
+    /// The same key in OpenSSL, which makes every signature of tokens and notifications.
+    let signer: OpenSSLRSASigner
     /// The public half as it appears in `/auth/keys`.
     public let jwk: PublicJWK
+    /// Apple's JWS header for this key, base64url-encoded, followed by the `.`.
+    let encodedHeader: String
 }
 
 /// An entry of Apple's JWKS: the five fields Apple publishes plus `use`.
@@ -71,16 +75,17 @@ extension SigningKey {
         let primitives = try key.publicKey.getKeyPrimitives()
         self.kid = kid
         self.privateKey = key
+        self.signer = try OpenSSLRSASigner(pem: pem)
         self.jwk = PublicJWK(
             kty: "RSA", kid: kid, use: "sig", alg: "RS256",
             n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded)
+        self.encodedHeader = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8).base64URLEncoded + "."
     }
 
     /// Signs `payload` as a compact JWS with Apple's header, `{"kid":"…","alg":"RS256"}` (no `typ`).
     public func sign(payload: Data) throws -> String {
-        let header = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8)
-        let signingInput = header.base64URLEncoded + "." + payload.base64URLEncoded
-        let signature = try privateKey.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-        return signingInput + "." + signature.rawRepresentation.base64URLEncoded
+        let signingInput = encodedHeader + payload.base64URLEncoded
+        let signature = try signer.sign(Data(signingInput.utf8))
+        return signingInput + "." + Data(signature).base64URLEncoded
     }
 }

@@ -42,7 +42,7 @@ struct NotificationDeliveryService: Service {
         configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let slots = DeliverySlots()
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
                     await poll(into: &group, client: client, slots: slots)

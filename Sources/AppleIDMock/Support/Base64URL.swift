@@ -3,10 +3,19 @@ import Foundation
 extension Data {
     /// Unpadded base64url, as JOSE writes it.
     var base64URLEncoded: String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // One pass over the base64 bytes: `+` → `-`, `/` → `_`, padding dropped.
+        var bytes = base64EncodedData()
+        var length = bytes.count
+        while length > 0, bytes[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        bytes.removeSubrange(length...)
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Decodes unpadded (or padded) base64url; `nil` if it is not base64url.

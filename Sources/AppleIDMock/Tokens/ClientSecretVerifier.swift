@@ -4,7 +4,8 @@ import JWTKit
 /// Checks a `client_secret` as Apple does (reference §2.2): an ES256 JWT whose `kid` is a registered
 /// key of the client's team, `iss` = Team ID, `sub` = `client_id`, `aud` = `https://appleid.apple.com`,
 /// `exp` in the future and at most 15,777,000 s after `iat`, `iat` not in the future beyond a leeway.
-/// Any failure is a bare `invalid_client`; the precise reason goes to the log.
+/// Any failure is a bare `invalid_client`; the precise reason goes to the log. A signature that
+/// verified is remembered per secret string (`VerifiedSecrets`); the other rules run every time.
 public struct ClientSecretVerifier: Sendable {
     /// The longest lifetime Apple accepts, in seconds (about six months).
     public static let maximumLifetime: Double = 15_777_000
@@ -13,6 +14,8 @@ public struct ClientSecretVerifier: Sendable {
 
     private let keys: JWTKeyCollection
     private let keyOwners: [String: String]
+    /// Secrets whose signature verified, in the current epoch.
+    let verified = VerifiedSecrets()
 
     /// Registers every developer key of the scenario's teams.
     public init(scenario: Scenario) async {
@@ -29,11 +32,30 @@ public struct ClientSecretVerifier: Sendable {
     }
 
     /// Verifies `secret` for `client` at `now`, signed by one of `teams` (the owner, and during a
-    /// migration window the previous owner); returns the signing team.
+    /// migration window the previous owner); returns the signing team. `epoch` is the control
+    /// record's: a signature verified in an earlier epoch is verified again.
     @discardableResult
-    public func verify(_ secret: String, for client: World.Client, teams: [String], now: Date, iatLeeway: Int)
-        async throws(OAuthError) -> String
-    {
+    public func verify(
+        _ secret: String, for client: World.Client, teams: [String], now: Date, iatLeeway: Int, epoch: Int = 0
+    ) async throws(OAuthError) -> String {
+        let entry: VerifiedSecrets.Entry
+        if let known = verified.entry(secret, epoch: epoch) {
+            entry = known
+        } else {
+            entry = try await verifySignature(secret)
+            verified.remember(secret, entry, epoch: epoch)
+        }
+        let kid = entry.kid
+        JournalDraft.current?.note(secretKeyId: kid, teamId: keyOwners[kid])
+        guard let team = keyOwners[kid], teams.contains(team) else {
+            throw .invalidClient("kid \(kid) is not a registered key of team \(teams.joined(separator: " or "))")
+        }
+        try check(entry.claims, client: client, team: team, now: now.timeIntervalSince1970, leeway: Double(iatLeeway))
+        return team
+    }
+
+    /// Checks the header and the ES256 signature by a registered developer key, and reads the claims.
+    private func verifySignature(_ secret: String) async throws(OAuthError) -> VerifiedSecrets.Entry {
         let parts = secret.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .invalidClient("client_secret is not a compact JWT") }
         guard let headerData = Data(base64URLEncoded: parts[0]),
@@ -45,18 +67,16 @@ public struct ClientSecretVerifier: Sendable {
             throw .invalidClient("client_secret alg must be ES256, found \(header.alg ?? "none")")
         }
         guard let kid = header.kid else { throw .invalidClient("client_secret header has no kid") }
-        JournalDraft.current?.note(secretKeyId: kid, teamId: keyOwners[kid])
-        guard let team = keyOwners[kid], teams.contains(team) else {
-            throw .invalidClient("kid \(kid) is not a registered key of team \(teams.joined(separator: " or "))")
+        guard keyOwners[kid] != nil else {
+            JournalDraft.current?.note(secretKeyId: kid, teamId: nil)
+            throw .invalidClient("kid \(kid) is not a registered developer key of any team")
         }
-        let claims: ClientSecretClaims
         do {
-            claims = try await keys.verify(secret, as: ClientSecretClaims.self)
+            return VerifiedSecrets.Entry(kid: kid, claims: try await keys.verify(secret, as: ClientSecretClaims.self))
         } catch {
+            JournalDraft.current?.note(secretKeyId: kid, teamId: keyOwners[kid])
             throw .invalidClient("client_secret signature or payload is invalid: \(error)")
         }
-        try check(claims, client: client, team: team, now: now.timeIntervalSince1970, leeway: Double(iatLeeway))
-        return team
     }
 
     private func check(_ claims: ClientSecretClaims, client: World.Client, team: String, now: Double, leeway: Double)
@@ -99,6 +119,10 @@ struct ClientSecretClaims: JWTPayload {
     /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, exp
+    }
+
+    init(iss: String? = nil, sub: String? = nil, aud: [String]? = nil, iat: Double? = nil, exp: Double? = nil) {
+        (self.iss, self.sub, self.aud, self.iat, self.exp) = (iss, sub, aud, iat, exp)
     }
 
     init(from decoder: any Decoder) throws {

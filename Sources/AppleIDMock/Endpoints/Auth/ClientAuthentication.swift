@@ -18,7 +18,7 @@ extension MockServices {
         let now = active.now
         let team = try await active.secrets.verify(
             secret, for: client, teams: active.world.acceptedTeams(for: client, at: now), now: now,
-            iatLeeway: active.world.settings.clientSecretIatLeewaySeconds)
+            iatLeeway: active.world.settings.clientSecretIatLeewaySeconds, epoch: active.control.epoch)
         return (client, team)
     }
 }

@@ -15,11 +15,11 @@ enum PythonScript {
     /// combined output.
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
         let (process, output) = try makeProcess(arguments, environment: environment)
+        defer { try? FileManager.default.removeItem(at: output) }
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
-        defer { try? FileManager.default.removeItem(at: output) }
         return (status, try String(contentsOf: output, encoding: .utf8))
     }
 

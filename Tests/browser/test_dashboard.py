@@ -110,7 +110,7 @@ def test_deleting_an_account_in_the_page_notifies_the_app_group(mock, receiver, 
          "the consent shows as authorized")
     section_screenshot(browser, "users", screenshots / "dashboard-users.png")
 
-    click(browser, browser.find_element(By.CSS_SELECTOR, "[data-user=maria] button[aria-label='Delete the Apple Account of maria']"))
+    click(browser, browser.find_element(By.CSS_SELECTOR, "[data-user=maria] button[aria-label='Delete account: maria']"))
     wait_result(browser, "users", "Deleted maria's Apple Account. 1 notification queued.")
     wait(browser, lambda d: "account deleted" in d.find_element(By.CSS_SELECTOR, "[data-user=maria] h3").text,
          "maria shows as deleted")

@@ -18,16 +18,23 @@ extension MockState {
         do {
             try await store.transaction { transaction in
                 var owners: [String: (userKey: String?, sub: String?)]?
+                // Tokens issued earlier in this same batch count too (a revoke right after the grant).
+                var issuedHere: [String: (userKey: String?, sub: String?)] = [:]
                 // What another replica buffered before a clear stays cleared.
                 var batch: [(key: String, value: JournalEntry)] = []
-                for var entry in entries where entry.id > clearedBefore {
+                for var entry in entries.sorted(by: { $0.id < $1.id }) where entry.id > clearedBefore {
                     if entry.userKey == nil,
                         let token = entry.fingerprints?["token"] ?? entry.fingerprints?["refresh_token"]
                     {
-                        if owners == nil { owners = try await Self.tokenOwners(transaction) }
-                        if let owner = owners?[token] {
+                        if issuedHere[token] == nil, owners == nil { owners = try await Self.tokenOwners(transaction) }
+                        if let owner = issuedHere[token] ?? owners?[token] {
                             entry.userKey = owner.userKey
                             entry.sub = entry.sub ?? owner.sub
+                        }
+                    }
+                    if entry.userKey != nil {
+                        for fingerprint in (entry.issued ?? [:]).values {
+                            issuedHere[fingerprint] = (entry.userKey, entry.sub)
                         }
                     }
                     batch.append((entry.id, entry))

@@ -15,12 +15,18 @@ enum GrantRules {
                 "invalid_request", description: "Invalid request.",
                 reason: "the Apple Account of user \(userKey) was deleted")
         }
-        if let existing, existing.status == .authorized { return (existing, false) }
+        if let existing, !isFirstAuthorization(existing, accountDeleted: false) { return (existing, false) }
         let consent = Consent(
             userKey: userKey, appGroupId: appGroupId, scopes: scopes.filter { $0 == "name" || $0 == "email" }.sorted(),
             hidesEmail: hidesEmail, status: .authorized, generation: (existing?.generation ?? 0) + 1,
             authorizedAt: now, revokedAt: nil)
         return (consent, true)
+    }
+
+    /// Whether the next sign-in with this consent record is a first one (a new consent, which sends
+    /// the user's name and email): there is none, or it was revoked. A deleted account signs in no more.
+    static func isFirstAuthorization(_ consent: Consent?, accountDeleted: Bool) -> Bool {
+        !accountDeleted && consent?.status != .authorized
     }
 
     /// Whether `consent` is the standing authorization of generation `generation`.

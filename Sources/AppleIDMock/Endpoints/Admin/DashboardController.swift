@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 
@@ -7,26 +6,6 @@ import Hummingbird
 /// Security Policy. The page talks to the control plane's JSON API like any other client, so it
 /// holds no secret: with an admin token the page loads, then asks for the token.
 struct DashboardController: Sendable {
-    /// One file of the dashboard, ready to send.
-    struct Asset: Sendable {
-        var body: ByteBuffer
-        var contentType: String
-        var etag: String
-    }
-
-    /// The dashboard's files by name, read once.
-    static let assets: [String: Asset] = {
-        var assets: [String: Asset] = [:]
-        for name in BundledResources.files(in: "dashboard") {
-            guard let type = contentType(of: name), let data = BundledResources.data("dashboard/\(name)") else {
-                continue
-            }
-            let digest = SHA256.hash(data: data).prefix(8).map { String(format: "%02x", $0) }.joined()
-            assets[name] = Asset(body: ByteBuffer(bytes: data), contentType: type, etag: "\"\(digest)\"")
-        }
-        return assets
-    }()
-
     /// What the page may load and where it may connect: itself only.
     static let securityHeaders: HTTPFields = [
         .contentSecurityPolicy:
@@ -50,10 +29,10 @@ struct DashboardController: Sendable {
     }
 
     private static func serve(_ name: String, _ request: Request) -> Response {
-        guard let asset = assets[name] else {
+        guard let asset = DashboardAssets.files[name] else {
             return AdminError(
                 status: .notFound, code: "not_found",
-                message: assets.isEmpty
+                message: DashboardAssets.files.isEmpty
                     ? "the dashboard's files are not installed beside the executable"
                     : "no dashboard file \"\(name)\""
             ).response
@@ -66,16 +45,5 @@ struct DashboardController: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.body))
-    }
-
-    private static func contentType(of name: String) -> String? {
-        switch name.split(separator: ".").last {
-        case "html": "text/html; charset=utf-8"
-        case "js": "text/javascript; charset=utf-8"
-        case "css": "text/css; charset=utf-8"
-        case "svg": "image/svg+xml"
-        case "png": "image/png"
-        default: nil
-        }
     }
 }

@@ -73,12 +73,12 @@ struct UserStatesView: Encodable, Sendable {
                     let consent = consents[key]
                     let forwarding =
                         consent.map { $0.grantsEmail && $0.hidesEmail } == true
-                        ? !relayOff.contains(key) && !deleted : nil
+                        ? !relayOff.contains(key) && !deleted : nil  // as `Session.relayForwarding`
                     return AppGroupState(
                         appGroupId: group.id, teamId: group.teamId, sub: world.subject(of: user, teamId: group.teamId),
                         relayEmail: world.relayEmail(of: user, teamId: group.teamId),
                         credentialState: GrantRules.credentialState(consent: consent, accountDeleted: deleted),
-                        firstAuthorization: !deleted && consent?.status != .authorized,
+                        firstAuthorization: GrantRules.isFirstAuthorization(consent, accountDeleted: deleted),
                         consent: consent.map {
                             ConsentState(
                                 status: $0.status, scopes: $0.scopes, hidesEmail: $0.hidesEmail,

@@ -20,6 +20,7 @@ export const token = {
     return sessionStorage.getItem(TOKEN_KEY) || localStorage.getItem(TOKEN_KEY) || "";
   },
   set(value, remember) {
+    // localStorage outlives the tab and is readable by any page of this origin: only if asked.
     sessionStorage.setItem(TOKEN_KEY, value);
     if (remember) localStorage.setItem(TOKEN_KEY, value);
     else localStorage.removeItem(TOKEN_KEY);

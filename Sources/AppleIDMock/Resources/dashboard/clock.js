@@ -28,6 +28,7 @@ export function createClock(ctx) {
     event.preventDefault();
     const value = $("clock-instant").value;
     const withSeconds = value.length === 16 ? `${value}:00` : value;
+    delete $("clock-instant").dataset.touched;
     change(event.submitter, { now: `${withSeconds}Z` }, `Set the clock to ${withSeconds.replace("T", " ")}Z.`);
   });
 
@@ -46,7 +47,6 @@ export function createClock(ctx) {
     $("clock-offset").textContent = Math.abs(answer.offsetSeconds) < 1 ? "none" : duration(answer.offsetSeconds);
     $("clock-state").textContent = answer.frozen ? "frozen" : "running";
     $("clock-freeze").textContent = answer.frozen ? "Unfreeze" : "Freeze";
-    $("clock-freeze").setAttribute("aria-pressed", answer.frozen ? "true" : "false");
     $("glance-clock").textContent = `${utc(answer.iso8601)}${answer.frozen ? " (frozen)" : ""}`;
     const instant = $("clock-instant");
     if (document.activeElement !== instant && !instant.dataset.touched) instant.value = answer.iso8601.slice(0, 19);

@@ -63,6 +63,7 @@ const announcer = () => document.getElementById("announcer");
 
 /** Shows what happened next to a section's controls and announces it to screen readers. */
 export function report(section, message, ok = true) {
+  // The line beside the controls is for the eye; the one live region speaks it.
   const line = document.querySelector(`[data-result="${section}"]`);
   if (line) {
     line.textContent = message;
@@ -128,9 +129,17 @@ export async function act(section, button, action, success, problems) {
 export function fillTable(tbody, key, rows) {
   if (tbody.dataset.key === key) return false;
   tbody.dataset.key = key;
-  tbody.replaceChildren(...rows);
+  keepFocus(tbody, () => tbody.replaceChildren(...rows));
   labelCells(tbody.closest("table"));
   return true;
+}
+
+/** Runs `replace` (which rebuilds `container`'s content) and gives the focus back to the control
+ *  with the same `data-focus` key, if the focus was inside. */
+export function keepFocus(container, replace) {
+  const focused = container.contains(document.activeElement) ? document.activeElement?.dataset.focus : undefined;
+  replace();
+  if (focused) container.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
 }
 
 /** Gives each cell its column's title (`data-label`), which narrow screens show above the value

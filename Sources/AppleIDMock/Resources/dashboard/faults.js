@@ -45,7 +45,8 @@ export function createFaults(ctx) {
 
   async function add(button, rule, what) {
     const added = await act("faults", button, () => api("POST", "/__admin/faults", rule),
-      (view) => `Added rule ${view.id}: ${what ?? `${describeAction(view)} on ${view.endpoint}, ${describeScope(view)}`}.`, problems);
+      (view) => `Added rule ${view.id}: ${what ?? `${describeAction(view)} on ${view.endpoint}, ${describeScope(view)}`}.`,
+      what ? undefined : problems);
     if (added) await refresh();
     return added;
   }
@@ -87,7 +88,7 @@ export function createFaults(ctx) {
   });
 
   function row(rule) {
-    const remove = h("button", { type: "button", "aria-label": `Delete rule ${rule.id}` }, "Delete");
+    const remove = h("button", { type: "button", "aria-label": `Delete rule ${rule.id}`, "data-focus": `delete:${rule.id}` }, "Delete");
     remove.addEventListener("click", async () => {
       const done = await act("faults", remove, () => api("DELETE", `/__admin/faults/${encodeURIComponent(rule.id)}`), `Deleted rule ${rule.id}.`);
       if (done) await refresh();

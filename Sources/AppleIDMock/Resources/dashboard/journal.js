@@ -57,9 +57,13 @@ export function createJournal(ctx) {
       details(entry));
   }
 
+  let latest = 0;
   async function refresh() {
-    const { entries } = await api("GET", `/__admin/journal?${query()}`);
-    fillTable(tbody, JSON.stringify(entries.map((e) => e.id)) + query(), entries.map(row));
+    const params = query();
+    const asked = ++latest;
+    const { entries } = await api("GET", `/__admin/journal?${params}`);
+    if (asked !== latest) return; // a newer request (other filters) answers instead
+    fillTable(tbody, JSON.stringify(entries.map((e) => e.id)) + params, entries.map(row));
     empty.hidden = entries.length > 0;
   }
 

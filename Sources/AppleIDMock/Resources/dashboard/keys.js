@@ -30,13 +30,13 @@ export function createKeys(ctx) {
     const path = `/__admin/keys/${encodeURIComponent(key.kid)}`;
     const buttons = [];
     const button = (label, aria, onClick, extra = {}) => {
-      const element = h("button", { type: "button", "aria-label": aria, ...extra }, label);
+      const element = h("button", { type: "button", "aria-label": aria, "data-focus": aria, ...extra }, label);
       element.addEventListener("click", () => onClick(element));
       buttons.push(element);
     };
     if (key.published) button("Unpublish", `Unpublish ${key.kid}`, (b) => change(b, "POST", `${path}/unpublish`, undefined, `${key.kid} left /auth/keys.`));
     else button("Publish", `Publish ${key.kid}`, (b) => change(b, "POST", `${path}/publish`, undefined, `${key.kid} is in /auth/keys.`));
-    if (!key.signing) button("Sign with it", `Sign with ${key.kid}`, (b) => change(b, "POST", `${path}/sign`, undefined, `${key.kid} signs from now on${key.published ? "" : " (it is not published: backends that do not refetch on an unknown kid fail)"}.`));
+    if (!key.signing) button("Sign with it", `Sign with it: ${key.kid}`, (b) => change(b, "POST", `${path}/sign`, undefined, `${key.kid} signs from now on${key.published ? "" : " (it is not published: backends that do not refetch on an unknown kid fail)"}.`));
     if (key.origin === "generated" && !key.signing) button("Delete", `Delete ${key.kid}`, (b) => change(b, "DELETE", path, undefined, `Deleted ${key.kid}.`), { class: "danger" });
     return h("tr", { "data-kid": key.kid },
       h("th", { scope: "row" }, h("code", { text: key.kid })),

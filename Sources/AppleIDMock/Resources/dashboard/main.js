@@ -13,7 +13,7 @@ import { createScenario } from "./scenario.js";
 import { createSettings } from "./settings.js";
 import { createUsers } from "./users.js";
 
-const ctx = { scenario: null, refreshAll };
+const ctx = { scenario: null, refreshAll, sessionCleared: () => sections.users.forgetDevice() };
 const sections = {
   scenario: createScenario(ctx),
   users: createUsers(ctx),

@@ -20,7 +20,7 @@ export function createNotifications(ctx) {
         h("span", { class: `badge ${attempt.outcome === "delivered" ? "delivered" : "failed"}`, text: attempt.outcome }), " ",
         time(attempt.startedAt), ` · ${attempt.durationMilliseconds} ms`)))
       : h("span", { class: "muted", text: "none yet" });
-    const button = h("button", { type: "button", disabled: record.status === "delivering" || record.status === "no_url", "aria-label": `Redeliver ${record.type} notification ${record.id}` }, "Redeliver");
+    const button = h("button", { type: "button", disabled: record.status === "delivering" || record.status === "no_url", "aria-label": `Redeliver ${record.type} notification ${record.id}`, "data-focus": `redeliver:${record.id}` }, "Redeliver");
     button.addEventListener("click", () => redeliver(button, record));
     return h("tr", { "data-notification": record.id },
       h("td", {}, time(record.createdAt), h("div", { class: "muted small" }, h("code", { text: record.id }))),

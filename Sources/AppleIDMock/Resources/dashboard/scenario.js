@@ -8,20 +8,27 @@ export function createScenario(ctx) {
   const $ = (id) => document.getElementById(id);
   const choice = $("scenario-choice");
   let teams = [];
+  let active = null;
 
   $("scenario-switch").addEventListener("submit", async (event) => {
     event.preventDefault();
     const name = choice.value;
     const done = await act("scenario", event.submitter, () => api("PUT", "/__admin/scenario", { name }),
       `Switched to "${name}": consents, codes, tokens, events and notifications were cleared.`);
-    if (done) await ctx.refreshAll(true);
+    if (done) {
+      ctx.sessionCleared();
+      await ctx.refreshAll(true);
+    }
   });
 
   $("scenario-reset").addEventListener("submit", async (event) => {
     event.preventDefault();
     const done = await act("scenario", event.submitter, () => api("POST", "/__admin/reset"),
       "Session reset: consents, codes, tokens, events, notifications and fault rules were cleared.");
-    if (done) await ctx.refreshAll(true);
+    if (done) {
+      ctx.sessionCleared();
+      await ctx.refreshAll(true);
+    }
   });
 
   const file = $("upload-file");
@@ -47,14 +54,20 @@ export function createScenario(ctx) {
       const query = new URLSearchParams({ name, activate: activate ? "true" : "false" });
       return api("POST", `/__admin/scenarios?${query}`, text);
     }, activate ? `Uploaded "${name}" and switched to it.` : `Uploaded "${name}".`, problems);
-    if (done) await ctx.refreshAll(true);
+    if (done) {
+      ctx.sessionCleared();
+      await ctx.refreshAll(true);
+    }
   });
 
   async function transfer(groupId, select, button) {
     const toTeam = select.value;
     const done = await act("scenario", button, () => api("POST", "/__admin/transfers", { appGroup: groupId, toTeam }),
       (view) => `Transferred ${groupId} to ${toTeam}: the migration window is open until ${new Date(view.windowEndsAt).toISOString()}.`);
-    if (done) await ctx.refreshAll(true);
+    if (done) {
+      ctx.sessionCleared();
+      await ctx.refreshAll(true);
+    }
   }
 
   function groupRow(group, transfers) {
@@ -62,7 +75,7 @@ export function createScenario(ctx) {
     const others = teams.filter((team) => team.teamId !== group.teamId);
     const select = h("select", { id: `transfer-${group.id}`, "aria-label": `Team to transfer ${group.id} to` },
       others.map((team) => h("option", { value: team.teamId }, `${team.name} (${team.teamId})`)));
-    const button = h("button", { type: "button", disabled: others.length === 0 || Boolean(moved) }, "Transfer");
+    const button = h("button", { type: "button", disabled: others.length === 0 || Boolean(moved), "aria-label": `Transfer ${group.id}`, "data-focus": `transfer:${group.id}` }, "Transfer");
     button.addEventListener("click", () => transfer(group.id, select, button));
     const clients = [
       ...[group.primaryBundleId, ...group.bundleIds.filter((b) => b !== group.primaryBundleId)].map((id) => h("li", {}, h("code", { text: id }), " app")),
@@ -89,7 +102,11 @@ export function createScenario(ctx) {
       choice.dataset.key = options;
       choice.replaceChildren(...listing.available.map((name) => h("option", { value: name }, name)));
     }
-    if (document.activeElement !== choice) choice.value = listing.active;
+    // Follow the active scenario only when it changes, so a choice being made is not undone.
+    if (listing.active !== active) {
+      active = listing.active;
+      choice.value = active;
+    }
     fillTable(document.querySelector("#app-groups tbody"), JSON.stringify([scenario.appGroups, scenario.transfers, teams]),
       scenario.appGroups.map((group) => groupRow(group, scenario.transfers)));
   }

@@ -16,10 +16,10 @@ export function createSettings(ctx) {
     try {
       const document = await api("GET", "/__admin/openapi.json");
       schema = document?.components?.schemas?.Settings?.properties ?? {};
+      return schema;
     } catch {
-      schema = {};
+      return {}; // asked again on the next refresh
     }
-    return schema;
   }
 
   function field(name, value, spec) {

@@ -3,7 +3,7 @@
 // act as the user would (revoke, delete the account, relay off/on, sign in on a device).
 
 import { api } from "./api.js";
-import { act, h, labelCells, time } from "./dom.js";
+import { act, h, keepFocus, labelCells, time } from "./dom.js";
 
 const STATUS_NAMES = { 0: "unsupported", 1: "unknown", 2: "likely real" };
 
@@ -20,6 +20,7 @@ export function decodeJWT(token) {
 
 export function createUsers(ctx) {
   const list = document.getElementById("user-list");
+  let openDetails = new Set();
   const scopeChoice = h("fieldset", { class: "inline scopes" },
     h("legend", { text: "A device sign-in asks for" }),
     h("label", { class: "check" }, h("input", { type: "checkbox", id: "device-scope-name", checked: true }), " name"),
@@ -69,24 +70,25 @@ export function createUsers(ctx) {
     document.getElementById("device-token").textContent = credential.identityToken;
     panel.hidden = false;
     panel.scrollIntoView({ block: "nearest" });
+    document.getElementById("device-title").focus();
   }
 
   function groupRow(user, group) {
     const consent = group.consent;
     const label = `${user.key} in ${group.appGroupId}`;
     const actions = h("div", { class: "inline tight" });
-    const signIn = h("button", { type: "button", disabled: user.accountDeleted, "aria-label": `Sign in on a device: ${label}` }, "Sign in on a device");
+    const signIn = h("button", { type: "button", disabled: user.accountDeleted, "aria-label": `Sign in on a device: ${label}`, "data-focus": `signin:${label}` }, "Sign in on a device");
     signIn.addEventListener("click", () => signInOnDevice(signIn, user, group));
     actions.append(signIn);
     if (consent?.status === "authorized") {
-      const revoke = h("button", { type: "button", class: "danger", "aria-label": `Revoke consent: ${label}` }, "Revoke consent");
+      const revoke = h("button", { type: "button", class: "danger", "aria-label": `Revoke consent: ${label}`, "data-focus": `revoke:${label}` }, "Revoke consent");
       revoke.addEventListener("click", () => lifecycle(revoke, { type: "consent-revoked", user: user.key, appGroup: group.appGroupId },
         `Revoked ${user.key}'s consent for ${group.appGroupId}.`));
       actions.append(revoke);
     }
-    if (group.relayForwarding !== undefined && group.relayForwarding !== null && !user.accountDeleted) {
+    if (group.relayForwarding !== undefined && group.relayForwarding !== null && consent?.status === "authorized" && !user.accountDeleted) {
       const on = group.relayForwarding;
-      const relay = h("button", { type: "button", "aria-label": `${on ? "Turn relay forwarding off" : "Turn relay forwarding on"}: ${label}` }, on ? "Relay off" : "Relay on");
+      const relay = h("button", { type: "button", "aria-label": `${on ? "Relay off" : "Relay on"}: ${label}`, "data-focus": `relay:${label}` }, on ? "Relay off" : "Relay on");
       relay.addEventListener("click", () => lifecycle(relay, { type: on ? "email-disabled" : "email-enabled", user: user.key, appGroup: group.appGroupId },
         `Relay forwarding for ${user.key} in ${group.appGroupId} turned ${on ? "off" : "on"}.`));
       actions.append(relay);
@@ -109,7 +111,7 @@ export function createUsers(ctx) {
 
   function userCard(user) {
     const name = [user.name?.firstName, user.name?.lastName].filter(Boolean).join(" ");
-    const remove = h("button", { type: "button", class: "danger", disabled: user.accountDeleted, "aria-label": `Delete the Apple Account of ${user.key}` }, "Delete account");
+    const remove = h("button", { type: "button", class: "danger", disabled: user.accountDeleted, "aria-label": `Delete account: ${user.key}`, "data-focus": `delete:${user.key}` }, "Delete account");
     remove.addEventListener("click", () => lifecycle(remove, { type: "account-delete", user: user.key }, `Deleted ${user.key}'s Apple Account.`));
     return h("article", { class: "user card", "aria-labelledby": `user-${user.key}`, "data-user": user.key },
       h("header", { class: "user-head" },
@@ -118,7 +120,7 @@ export function createUsers(ctx) {
           h("p", { class: "muted" }, [name || "no name", user.email || "no email", `real_user_status ${user.realUserStatus} (${STATUS_NAMES[user.realUserStatus] ?? "?"})`,
             user.hideEmail ? "hides email by default" : "shares email by default", user.managedAccount ? "managed account" : ""].filter(Boolean).join(" · "))),
         remove),
-      h("details", {},
+      h("details", { "data-user-details": user.key, open: openDetails.has(user.key) },
         h("summary", { text: "Identifiers per team" }),
         h("ul", { class: "plain" }, user.identities.map((identity) => h("li", {}, h("strong", { text: identity.teamId }), " sub ", h("code", { class: "wrap", text: identity.sub }), " · relay ", h("code", { class: "wrap", text: identity.relayEmail }))))),
       h("div", { class: "table-wrap" },
@@ -132,12 +134,16 @@ export function createUsers(ctx) {
     const view = await api("GET", "/__admin/users");
     const key = JSON.stringify(view.users);
     if (list.dataset.key === key) return;
-    const focused = document.activeElement?.getAttribute("aria-label");
     list.dataset.key = key;
-    list.replaceChildren(...view.users.map(userCard));
+    openDetails = new Set([...list.querySelectorAll("details[open]")].map((d) => d.dataset.userDetails));
+    keepFocus(list, () => list.replaceChildren(...view.users.map(userCard)));
     for (const table of list.querySelectorAll("table")) labelCells(table);
-    if (focused) [...list.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === focused)?.focus();
   }
 
-  return { refresh };
+  /** Hides the device credential: it belonged to a session that was reset. */
+  function forgetDevice() {
+    document.getElementById("device").hidden = true;
+  }
+
+  return { refresh, forgetDevice };
 }

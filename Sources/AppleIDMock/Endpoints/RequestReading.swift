@@ -25,9 +25,12 @@ enum RequestReading {
 
     /// Whether the request declares a form-urlencoded body.
     static func isForm(_ request: Request) -> Bool {
-        guard let type = request.headers[.contentType]?.lowercased() else { return false }
-        return type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
-            == "application/x-www-form-urlencoded"
+        guard let type = request.headers[.contentType] else { return false }
+        let media = type.utf8.prefix { $0 != UInt8(ascii: ";") }.drop { $0 == UInt8(ascii: " ") }
+        let trimmed = media.reversed().drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.reversed()
+        return trimmed.elementsEqual("application/x-www-form-urlencoded".utf8) {
+            $0 | 0x20 == $1 | 0x20  // ASCII case-insensitive (the name holds only letters, `/`, `-`, `.`)
+        }
     }
 
     /// Parses form text, mapping duplicates and bad encoding to `invalid_request`.

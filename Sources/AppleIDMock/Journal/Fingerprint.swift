@@ -6,7 +6,7 @@ import Foundation
 public enum Fingerprint {
     /// The fingerprint of `value`.
     public static func of(_ value: String) -> String {
-        SHA256.hash(data: Data(value.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(value.utf8)).prefix(4).lowercaseHex
     }
 
     /// The parameters whose values are secret: never logged or journaled in clear.

@@ -3,19 +3,7 @@ import Foundation
 extension Data {
     /// Unpadded base64url, as JOSE writes it.
     var base64URLEncoded: String {
-        // One pass over the base64 bytes: `+` → `-`, `/` → `_`, padding dropped.
-        var bytes = base64EncodedData()
-        var length = bytes.count
-        while length > 0, bytes[length - 1] == UInt8(ascii: "=") { length -= 1 }
-        bytes.removeSubrange(length...)
-        for index in bytes.indices {
-            switch bytes[index] {
-            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
-            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
-            default: break
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        withUnsafeBytes { Base64URL.encode($0) }
     }
 
     /// Decodes unpadded (or padded) base64url; `nil` if it is not base64url.
@@ -25,5 +13,42 @@ extension Data {
         base64 = base64.replacingOccurrences(of: "=", with: "")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         self.init(base64Encoded: base64)
+    }
+}
+
+/// Unpadded base64url encoding straight into a string's storage.
+enum Base64URL {
+    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+    /// The bytes as unpadded base64url.
+    static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        let length = (bytes.count * 4 + 2) / 3
+        return alphabet.withUTF8Buffer { table in
+            String(unsafeUninitializedCapacity: length) { output in
+                var out = 0
+                var index = 0
+                while index + 3 <= bytes.count {
+                    let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                    output[out] = table[Int(chunk >> 18 & 63)]
+                    output[out + 1] = table[Int(chunk >> 12 & 63)]
+                    output[out + 2] = table[Int(chunk >> 6 & 63)]
+                    output[out + 3] = table[Int(chunk & 63)]
+                    out += 4
+                    index += 3
+                }
+                let rest = bytes.count - index
+                if rest > 0 {
+                    let chunk = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                    output[out] = table[Int(chunk >> 18 & 63)]
+                    output[out + 1] = table[Int(chunk >> 12 & 63)]
+                    out += 2
+                    if rest == 2 {
+                        output[out] = table[Int(chunk >> 6 & 63)]
+                        out += 1
+                    }
+                }
+                return out
+            }
+        }
     }
 }

@@ -8,9 +8,9 @@ public enum IdentifierDerivation {
     public static func subject(userKey: String, teamId: String) -> String {
         let bytes = digest(purpose: "sub", teamId, userKey)
         let prefix = number(bytes[0..<4]) % 1_000_000
-        let middle = bytes[4..<20].map { String(format: "%02x", $0) }.joined()
+        let middle = bytes[4..<20].lowercaseHex
         let suffix = number(bytes[20..<24]) % 10_000
-        return String(format: "%06d", prefix) + "." + middle + "." + String(format: "%04d", suffix)
+        return prefix.zeroPadded(6) + "." + middle + "." + suffix.zeroPadded(4)
     }
 
     /// The user's relay address for a team: 10 lowercase alphanumerics `@privaterelay.appleid.com`.

@@ -19,7 +19,7 @@ enum DashboardAssets {
             guard let type = contentType(of: name), let data = BundledResources.data("dashboard/\(name)") else {
                 continue
             }
-            let digest = SHA256.hash(data: data).prefix(8).map { String(format: "%02x", $0) }.joined()
+            let digest = SHA256.hash(data: data).prefix(8).lowercaseHex
             assets[name] = Asset(body: ByteBuffer(bytes: data), contentType: type, etag: "\"\(digest)\"")
         }
         return assets

@@ -19,7 +19,8 @@ struct AppleCallMiddleware: RouterMiddleware {
         // The consent page's POST (`/auth/authorize/consent`) is part of the authorize step.
         let endpointName = String(components[1])
         var request = request
-        let parameters = await Self.parameters(of: &request)
+        var context = context
+        let parameters = await Self.parameters(of: &request, context: &context)
         let active = try? await services.active(context)
         let draft = JournalDraft()
         let response: Response
@@ -102,18 +103,22 @@ struct AppleCallMiddleware: RouterMiddleware {
     }
 
     /// The call's parameters: the query string and, for a form body, the body (read once and kept for
-    /// the endpoint). Malformed input yields what could be read; the endpoint reports the rest.
-    private static func parameters(of request: inout Request) async -> FormParameters {
-        var pairs = (try? FormParameters(encoded: request.uri.query ?? ""))?.pairs ?? []
+    /// the endpoint, parsed in `context`). Malformed input yields what could be read; the endpoint
+    /// reports the rest.
+    private static func parameters(of request: inout Request, context: inout Context) async -> FormParameters {
+        let query = try? FormParameters(encoded: request.uri.query ?? "")
+        context.parsedQuery = query
+        var pairs = query?.pairs ?? []
         let length = request.headers[.contentLength].flatMap(Int.init)
         let hasBody =
             length.map { (1...RequestReading.maximumBodySize).contains($0) }
             ?? (request.headers[.transferEncoding] != nil)
         if RequestReading.isForm(request), hasBody,
             let body = try? await request.collectBody(upTo: RequestReading.maximumBodySize),
-            let text = body.getString(at: body.readerIndex, length: body.readableBytes),
+            let text = body.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) }),
             let form = try? FormParameters(encoded: text)
         {
+            context.parsedBody = form
             pairs = form.pairs + pairs
         }
         return FormParameters(pairs: pairs)

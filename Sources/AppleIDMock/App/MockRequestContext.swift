@@ -10,6 +10,11 @@ public struct MockRequestContext: RequestContext {
     /// The state in force when the request started (set by `DueEventsMiddleware`; `nil` if the
     /// store could not be read, so the endpoint reads it again and reports the outage).
     var active: ActiveScenario?
+    /// The query string's and the form body's parameters as `AppleCallMiddleware` read them for an
+    /// `/auth/*` call, so the endpoint does not parse them again (`nil`: not read, or malformed, in
+    /// which case the endpoint reads them and reports why).
+    var parsedQuery: FormParameters?
+    var parsedBody: FormParameters?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -52,8 +52,32 @@ enum RequestReading {
         try form(request.uri.query ?? "")
     }
 
+    /// The query string's parameters, as already read for this request if they were.
+    static func query(_ request: Request, context: MockRequestContext) throws(OAuthError) -> FormParameters {
+        guard let parsed = context.parsedQuery else { return try query(request) }
+        return try refusingDuplicates(parsed)
+    }
+
+    /// The form body's parameters (the caller has checked the content type), as already read for
+    /// this request if they were.
+    static func bodyForm(_ request: Request, context: MockRequestContext) async throws(OAuthError) -> FormParameters {
+        guard let parsed = context.parsedBody else { return try form(try await bodyText(request)) }
+        return try refusingDuplicates(parsed)
+    }
+
+    /// `form`, unless a parameter appears twice (`invalid_request`).
+    private static func refusingDuplicates(_ form: FormParameters) throws(OAuthError) -> FormParameters {
+        if let duplicate = form.firstDuplicate {
+            throw .invalidRequest("parameter \(duplicate) was sent more than once")
+        }
+        return form
+    }
+
     /// The body of a token or revoke request: must be a form (else the configured error), no duplicates.
-    static func tokenForm(_ request: Request, settings: MockSettings) async throws(OAuthError) -> FormParameters {
+    static func tokenForm(_ request: Request, context: MockRequestContext, settings: MockSettings)
+        async throws(OAuthError)
+        -> FormParameters
+    {
         guard isForm(request) else {
             throw OAuthError(
                 settings.wrongContentTypeError.rawValue,
@@ -61,7 +85,7 @@ enum RequestReading {
                     "Content-Type must be application/x-www-form-urlencoded, found \(request.headers[.contentType] ?? "none")"
             )
         }
-        return try form(try await bodyText(request))
+        return try await bodyForm(request, context: context)
     }
 }
 

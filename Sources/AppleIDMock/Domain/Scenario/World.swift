@@ -35,6 +35,8 @@ public struct World: Sendable {
     public let users: [String: User]
     /// Transfers that happened, by app group id.
     public let transfers: [String: AppTransfer]
+    /// Users' identifiers, derived once.
+    private let identifiers = DerivedIdentifiers()
 
     /// The world of `scenario` after `transfers`: each transferred group belongs to its new team.
     public init(scenario: Scenario, transfers: [AppTransfer] = []) {
@@ -80,7 +82,7 @@ public struct World: Sendable {
 
     /// The user's team-scoped `sub`.
     public func subject(of user: User, teamId: String) -> String {
-        IdentifierDerivation.subject(userKey: user.key, teamId: teamId)
+        identifiers.subject(userKey: user.key, teamId: teamId)
     }
 
     /// The transfer of the client's group whose migration window is open at `now`.
@@ -99,6 +101,6 @@ public struct World: Sendable {
 
     /// The user's relay address for a team.
     public func relayEmail(of user: User, teamId: String) -> String {
-        IdentifierDerivation.relayEmail(userKey: user.key, teamId: teamId)
+        identifiers.relayEmail(userKey: user.key, teamId: teamId)
     }
 }

@@ -37,9 +37,9 @@ struct AuthorizeController: Sendable {
     }
 
     private func start(_ request: Request, body: Bool, context: MockRequestContext) async throws -> Response {
-        var form = try RequestReading.query(request)
+        var form = try RequestReading.query(request, context: context)
         if body && RequestReading.isForm(request) {
-            form = try RequestReading.form(try await RequestReading.bodyText(request)).merging(fallback: form)
+            form = try await RequestReading.bodyForm(request, context: context).merging(fallback: form)
         }
         let active = try await services.active(context)
         let world = active.world
@@ -72,7 +72,7 @@ struct AuthorizeController: Sendable {
         guard RequestReading.isForm(request) else {
             throw OAuthError.invalidRequest("the consent form must be form-urlencoded")
         }
-        let form = try RequestReading.form(try await RequestReading.bodyText(request))
+        let form = try await RequestReading.bodyForm(request, context: context)
         let active = try await services.active(context)
         let world = active.world
         let own = FormParameters(pairs: form.pairs.filter { AuthorizationRequest.parameterNames.contains($0.name) })

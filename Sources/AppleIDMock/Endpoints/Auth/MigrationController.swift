@@ -29,7 +29,7 @@ struct MigrationController: Sendable {
     private func migrate(_ request: Request, _ context: MockRequestContext) async -> Response {
         do {
             let active = try await services.active(context)
-            let form = try await RequestReading.tokenForm(request, settings: active.world.settings)
+            let form = try await RequestReading.tokenForm(request, context: context, settings: active.world.settings)
             guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
                 case let bearer = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces),
                 !bearer.isEmpty

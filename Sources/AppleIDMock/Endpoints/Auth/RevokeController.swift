@@ -13,13 +13,13 @@ struct RevokeController: Sendable {
     private func revoke(_ request: Request, _ context: MockRequestContext) async -> Response {
         do {
             let active = try await services.active(context)
-            let body = try await RequestReading.bodyText(request)
             let form: FormParameters
             if RequestReading.isForm(request) {
                 // The query only fills in what the body lacks; a malformed query does not spoil a good body.
-                let query = (try? RequestReading.query(request)) ?? FormParameters(pairs: [])
-                form = try RequestReading.form(body).merging(fallback: query)
-            } else if body.isEmpty, let query = request.uri.query, !query.isEmpty {
+                let query = (try? RequestReading.query(request, context: context)) ?? FormParameters(pairs: [])
+                form = try await RequestReading.bodyForm(request, context: context).merging(fallback: query)
+            } else if try await RequestReading.bodyText(request).isEmpty, let query = request.uri.query, !query.isEmpty
+            {
                 form = try RequestReading.query(request)  // tolerated: parameters in the query string only
             } else {
                 throw OAuthError(

@@ -61,6 +61,12 @@ final class MemoryTransaction: StateTransaction {
     }
 
     func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws {
+        // Nothing to do while the space, with what this step writes, holds no more than `keep`.
+        if !changes.cleared.contains(space.name) {
+            let stored = store.tables.withLock { $0.spaces[space.name]?.count ?? 0 }
+            let written = changes.writes.keys.lazy.filter { $0.space == space.name }.count
+            if stored + written <= keep { return }
+        }
         var idle: [(key: String, seq: Int64)] = []
         if !changes.cleared.contains(space.name) {
             idle = store.tables.withLock { tables in

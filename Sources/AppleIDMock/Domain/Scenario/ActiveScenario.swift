@@ -3,7 +3,7 @@ import Foundation
 /// The state a request works with, read once when it starts: the world in force (the scenario with
 /// its settings patch and transfers), its client-secret verifier, the control record, and the
 /// instant on the mock's clock.
-public struct ActiveScenario: Sendable {
+public final class ActiveScenario: Sendable {
     /// The resolved world.
     public let world: World
     /// Checks client secrets against the world's developer keys.

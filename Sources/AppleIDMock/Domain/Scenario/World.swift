@@ -2,7 +2,7 @@ import Foundation
 
 /// A scenario with its lookups built: which app group and team each `client_id` belongs to, users by
 /// key and email, and each user's derived identifiers. Immutable; replaced whole on a scenario switch.
-public struct World: Sendable {
+public final class World: Sendable {
     /// A registered `client_id`: an App ID (native) or a Services ID (web).
     public struct Client: Sendable {
         /// What kind of identifier it is.

@@ -67,16 +67,26 @@ final class MemoryTransaction: StateTransaction {
             let written = changes.writes.keys.lazy.filter { $0.space == space.name }.count
             if stored + written <= keep { return }
         }
+        // Idle entries (not due for work) by insertion order: the stored ones this step leaves alone,
+        // then what it writes.
+        var writtenKeys = Set<String>()
+        var writtenIdle: [(key: String, seq: Int64)] = []
+        for (ref, entry) in changes.writes where ref.space == space.name {
+            writtenKeys.insert(ref.key)
+            if let entry, entry.index.dueAt == nil { writtenIdle.append((ref.key, entry.seq)) }
+        }
         var idle: [(key: String, seq: Int64)] = []
         if !changes.cleared.contains(space.name) {
             idle = store.tables.withLock { tables in
-                (tables.spaces[space.name] ?? [:]).filter { $0.value.index.dueAt == nil }.map { ($0.key, $0.value.seq) }
+                var idle: [(key: String, seq: Int64)] = []
+                for (key, entry) in tables.spaces[space.name] ?? [:]
+                where entry.index.dueAt == nil && !writtenKeys.contains(key) {
+                    idle.append((key, entry.seq))
+                }
+                return idle
             }
         }
-        for (ref, entry) in changes.writes where ref.space == space.name {
-            idle.removeAll { $0.key == ref.key }
-            if let entry, entry.index.dueAt == nil { idle.append((ref.key, entry.seq)) }
-        }
+        idle += writtenIdle
         guard idle.count > keep else { return }
         for (key, _) in idle.sorted(by: { $0.seq < $1.seq }).prefix(idle.count - keep) {
             changes.writes[EntryRef(space: space.name, key: key)] = .some(nil)

@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import JWTKit
+import NIOCore
 import Testing
 
 @testable import AppleIDMock
@@ -69,5 +70,26 @@ struct OpenSSLSigningTests {
         let ec = P256.Signing.PrivateKey().pemRepresentation
         let failure = #expect(throws: OpenSSLRSASigner.Failure.self) { try OpenSSLRSASigner(pem: ec) }
         #expect(failure?.description == "not an RSA key")
+    }
+}
+
+/// The JWKS body assembled from keys encoded once is what encoding the whole set gives.
+@Suite("JWKS body")
+struct JWKSBodyTests {
+    @Test("byte for byte JSONEncoder's output in roster order; shuffled, the same keys")
+    func sameBytes() throws {
+        let ring = try SigningKeyRing.load(keysDirectory: Fixture.keysDirectory)
+        let keys = ResolvedKeys.bundled(
+            ring, roster: KeyRoster.bundled(ring, settings: try Fixture.defaultWorld().settings))
+        let now = Fixture.start
+        /// The set as JSONEncoder writes it.
+        struct JWKSet: Encodable { var keys: [PublicJWK] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        let expected = try encoder.encode(JWKSet(keys: keys.published(at: now)))
+        #expect(Data(buffer: keys.jwksBody(at: now, shuffled: false)) == expected)
+        let shuffled = try JSONSerialization.jsonObject(with: Data(buffer: keys.jwksBody(at: now, shuffled: true)))
+        let kids = ((shuffled as? [String: Any])?["keys"] as? [[String: Any]])?.compactMap { $0["kid"] as? String }
+        #expect(Set(kids ?? []) == Set(keys.published(at: now).map(\.kid)))
     }
 }

@@ -7,6 +7,7 @@ import subprocess
 import time
 
 import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -21,13 +22,24 @@ def open_dashboard(browser, mock):
 
 
 def wait(browser, condition, what, seconds=5):
-    return WebDriverWait(browser, seconds, poll_frequency=0.05).until(condition, f"timed out waiting until {what}")
+    return WebDriverWait(browser, seconds, poll_frequency=0.05,
+                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
+                         ).until(condition, f"timed out waiting until {what}")
 
 
-def click(browser, element):
-    """Clicks as a user would: with the element scrolled clear of the sticky section links."""
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
+def click(browser, by, selector):
+    """Clicks as a user would: with the element scrolled clear of the sticky section links. The
+    page re-renders what changed every second, so a control found just before may be replaced:
+    it is found again."""
+    for attempt in range(5):
+        try:
+            element = browser.find_element(by, selector)
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            element.click()
+            return
+        except StaleElementReferenceException:
+            if attempt == 4:
+                raise
 
 
 def result(browser, section):
@@ -60,7 +72,7 @@ def test_switching_the_scenario_in_the_page_changes_the_active_scenario(mock, br
     open_dashboard(browser, mock)
     assert browser.find_element(By.ID, "scenario-name").text == "default"
     Select(browser.find_element(By.ID, "scenario-choice")).select_by_value("transfer")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#scenario-switch button[type=submit]"))
+    click(browser, By.CSS_SELECTOR, "#scenario-switch button[type=submit]")
     wait_result(browser, "scenario", 'Switched to "transfer"')
     assert mock.admin("GET", "/__admin/scenario")["name"] == "transfer"
     wait(browser, lambda d: d.find_element(By.ID, "glance-scenario").text == "transfer", "the header shows it")
@@ -79,14 +91,14 @@ def test_a_scenario_file_is_uploaded_with_its_problems_shown_at_their_paths(mock
 
     browser.find_element(By.ID, "upload-file").send_keys(str(tmp_path / "broken.json"))
     assert browser.find_element(By.ID, "upload-name").get_attribute("value") == "broken"
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#scenario-upload button[type=submit]"))
+    click(browser, By.CSS_SELECTOR, "#scenario-upload button[type=submit]")
     problems = wait(browser, lambda d: d.find_element(By.ID, "upload-problems").text, "problems are listed")
     assert "$.users[1].realUserStatus" in problems
     assert "$.appGroups[0].servicesIds[0].redirectUris[0]" in problems
     assert "broken" not in mock.admin("GET", "/__admin/scenarios")["available"]
 
     browser.find_element(By.ID, "upload-file").send_keys(str(tmp_path / "qa-night.json"))
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#scenario-upload button[type=submit]"))
+    click(browser, By.CSS_SELECTOR, "#scenario-upload button[type=submit]")
     wait_result(browser, "scenario", 'Uploaded "qa-night" and switched to it')
     assert browser.find_element(By.ID, "upload-problems").text == ""
     assert mock.admin("GET", "/__admin/scenario")["description"] == "Uploaded from the dashboard"
@@ -101,7 +113,7 @@ def test_deleting_an_account_in_the_page_notifies_the_app_group(mock, receiver, 
     # Maria signs in on a device first: the credential and its decoded identity token are shown.
     row = "[data-user=maria] button[aria-label='Sign in on a device: maria in example']"
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, row), "maria's row is shown")
-    click(browser, browser.find_element(By.CSS_SELECTOR, row))
+    click(browser, By.CSS_SELECTOR, row)
     wait_result(browser, "users", "maria signed in to com.example.app on a device")
     decoded = browser.find_element(By.ID, "device-token-decoded").text
     assert '"iss": "https://appleid.apple.com"' in decoded and '"aud": "com.example.app"' in decoded
@@ -110,7 +122,7 @@ def test_deleting_an_account_in_the_page_notifies_the_app_group(mock, receiver, 
          "the consent shows as authorized")
     section_screenshot(browser, "users", screenshots / "dashboard-users.png")
 
-    click(browser, browser.find_element(By.CSS_SELECTOR, "[data-user=maria] button[aria-label='Delete account: maria']"))
+    click(browser, By.CSS_SELECTOR, "[data-user=maria] button[aria-label='Delete account: maria']")
     wait_result(browser, "users", "Deleted maria's Apple Account. 1 notification queued.")
     wait(browser, lambda d: "account deleted" in d.find_element(By.CSS_SELECTOR, "[data-user=maria] h3").text,
          "maria shows as deleted")
@@ -126,7 +138,7 @@ def test_deleting_an_account_in_the_page_notifies_the_app_group(mock, receiver, 
     section_screenshot(browser, "notifications", screenshots / "dashboard-notifications.png")
 
     # Redeliver from the page: a second attempt reaches the receiver.
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#outbox button[aria-label^='Redeliver']"))
+    click(browser, By.CSS_SELECTOR, "#outbox button[aria-label^='Redeliver']")
     wait_result(browser, "notifications", "queued for delivery again")
     wait(browser, lambda d: len(receiver.received) == 2, "the receiver got it again", seconds=10)
 
@@ -160,7 +172,7 @@ def test_a_token_request_made_with_curl_appears_in_the_journal_without_a_reload(
 def test_a_fault_preset_added_in_the_page_makes_the_next_token_call_fail_as_shown(mock, browser, screenshots):
     open_dashboard(browser, mock)
     preset = "Apple down: 503 for the next 5 token calls"
-    click(browser, browser.find_element(By.XPATH, f"//button[normalize-space()='{preset}']"))
+    click(browser, By.XPATH, f"//button[normalize-space()='{preset}']")
     wait_result(browser, "faults", f"Added rule f1: {preset}")
     rule = browser.find_element(By.CSS_SELECTOR, "#fault-table tr[data-fault=f1]").text
     assert "HTTP 503" in rule and "next 5 (5 left)" in rule
@@ -177,10 +189,10 @@ def test_a_fault_preset_added_in_the_page_makes_the_next_token_call_fail_as_show
 
     # A rule of one's own, refused with the field named, then cleared.
     browser.find_element(By.ID, "fault-status").send_keys("503")
-    click(browser, browser.find_element(By.ID, "fault-drop"))
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#fault-form button[type=submit]"))
+    click(browser, By.ID, "fault-drop")
+    click(browser, By.CSS_SELECTOR, "#fault-form button[type=submit]")
     wait(browser, lambda d: "$.drop" in d.find_element(By.ID, "fault-problems").text, "the problem is named")
-    click(browser, browser.find_element(By.ID, "faults-clear"))
+    click(browser, By.ID, "faults-clear")
     wait_result(browser, "faults", "Cleared 1 rule")
     assert mock.admin("GET", "/__admin/faults")["faults"] == []
     status, _ = curl_token(mock, "com.example.web", grant_type="refresh_token", refresh_token="r.unknown")
@@ -190,25 +202,25 @@ def test_a_fault_preset_added_in_the_page_makes_the_next_token_call_fail_as_show
 def test_clock_keys_and_settings_are_steered_from_the_page(mock, browser):
     open_dashboard(browser, mock)
     # Clock: freeze, advance a day, run again.
-    click(browser, browser.find_element(By.ID, "clock-freeze"))
+    click(browser, By.ID, "clock-freeze")
     wait_result(browser, "clock", "Froze the clock")
     assert mock.admin("GET", "/__admin/clock")["frozen"] is True
     before = mock.admin("GET", "/__admin/clock")["now"]
     Select(browser.find_element(By.ID, "clock-unit")).select_by_visible_text("days")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#clock-advance button"))
+    click(browser, By.CSS_SELECTOR, "#clock-advance button")
     wait_result(browser, "clock", "Moved the clock 1 days forward")
     assert mock.admin("GET", "/__admin/clock")["now"] == before + 86400
-    click(browser, browser.find_element(By.ID, "clock-freeze"))
+    click(browser, By.ID, "clock-freeze")
     wait_result(browser, "clock", "runs again")
 
     # Keys: rotate, then the new key signs and the bundled ones stay published.
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#key-rotate button[type=submit]"))
+    click(browser, By.CSS_SELECTOR, "#key-rotate button[type=submit]")
     wait_result(browser, "keys", "signs from now on")
     listing = mock.admin("GET", "/__admin/keys")
     new = next(k for k in listing["keys"] if k["origin"] == "generated")
     assert listing["signingKid"] == new["kid"]
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#key-table tr[data-kid='{new['kid']}']"), "the key is listed")
-    click(browser, browser.find_element(By.CSS_SELECTOR, f"button[aria-label='Unpublish {new['kid']}']"))
+    click(browser, By.CSS_SELECTOR, f"button[aria-label='Unpublish {new['kid']}']")
     wait_result(browser, "keys", f"{new['kid']} left /auth/keys")
     assert new["kid"] not in [k["kid"] for k in mock.admin("GET", "/auth/keys")["keys"]]
 
@@ -216,13 +228,13 @@ def test_clock_keys_and_settings_are_steered_from_the_page(mock, browser):
     field = browser.find_element(By.ID, "setting-idTokenLifetimeSeconds")
     field.clear()
     field.send_keys("0")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#settings-form button[type=submit]"))
+    click(browser, By.CSS_SELECTOR, "#settings-form button[type=submit]")
     wait(browser, lambda d: d.find_element(By.ID, "setting-idTokenLifetimeSeconds-error").text, "the field shows why")
     assert field.get_attribute("aria-invalid") == "true"
     field.clear()
     field.send_keys("600")
     Select(browser.find_element(By.ID, "setting-booleanClaimStyle")).select_by_value("string")
-    click(browser, browser.find_element(By.CSS_SELECTOR, "#settings-form button[type=submit]"))
+    click(browser, By.CSS_SELECTOR, "#settings-form button[type=submit]")
     wait_result(browser, "settings", "Saved")
     settings = mock.admin("GET", "/__admin/settings")
     assert settings["idTokenLifetimeSeconds"] == 600 and settings["booleanClaimStyle"] == "string"
@@ -247,7 +259,7 @@ def test_with_an_admin_token_the_page_works_only_once_the_token_is_entered():
         assert dialog.get_attribute("open") is None
         assert "qa-secret-1" not in browser.current_url
         # An action with the token: a reset from the page.
-        click(browser, browser.find_element(By.CSS_SELECTOR, "#scenario-reset button"))
+        click(browser, By.CSS_SELECTOR, "#scenario-reset button")
         wait_result(browser, "scenario", "Session reset")
         # Asked once: a reload in the same tab does not ask again.
         browser.refresh()

@@ -16,14 +16,26 @@ public struct FormParameters: Sendable {
 
     /// Parses `name=value&…`; `+` is a space.
     public init(encoded text: Substring) throws(Problem) {
-        var pairs: [(name: String, value: String)] = []
-        for field in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]), let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
-                throw .malformedEncoding
+        var text = text
+        let pairs = text.withUTF8 { bytes -> [(name: String, value: String)]? in
+            var pairs: [(name: String, value: String)] = []
+            var start = 0
+            while start <= bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+                if end > start {
+                    let field = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                    let equals = field.firstIndex(of: UInt8(ascii: "=")) ?? field.count
+                    guard let name = Self.decode(UnsafeBufferPointer(rebasing: field[..<equals])),
+                        let value = Self.decode(
+                            UnsafeBufferPointer(rebasing: field[min(equals + 1, field.count)...]))
+                    else { return nil }
+                    pairs.append((name, value))
+                }
+                start = end + 1
             }
-            pairs.append((name, value))
+            return pairs
         }
+        guard let pairs else { throw .malformedEncoding }
         self.pairs = pairs
     }
 
@@ -36,31 +48,29 @@ public struct FormParameters: Sendable {
     }
 
     /// Percent-decodes one name or value (`+` is a space); `nil` for a bad escape or invalid UTF-8.
-    private static func decode(_ component: Substring) -> String? {
-        let utf8 = component.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
-            return String(component)
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(decoding: bytes, as: UTF8.self)  // a slice of a String: valid UTF-8
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            index = utf8.index(after: index)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
             switch byte {
             case UInt8(ascii: "+"):
-                bytes.append(UInt8(ascii: " "))
+                decoded.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
-                index = utf8.index(after: index)
-                guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
-                index = utf8.index(after: index)
-                bytes.append(high << 4 | low)
+                guard index + 2 <= bytes.count, let high = hexValue(bytes[index]), let low = hexValue(bytes[index + 1])
+                else { return nil }
+                index += 2
+                decoded.append(high << 4 | low)
             default:
-                bytes.append(byte)
+                decoded.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return String(validating: decoded, as: UTF8.self)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// The keys a request works with: the one that signs, and every key of the roster with its public
 /// half, to build the JWKS at the mock's current instant.
@@ -18,5 +19,21 @@ public struct ResolvedKeys: Sendable {
     /// The public keys in `/auth/keys` at `now`.
     public func published(at now: Date) -> [PublicJWK] {
         entries.filter { $0.entry.isPublished(at: now) }.map(\.key.jwk)
+    }
+
+    /// `{"keys":[…]}` at `now` as Apple's JSON, built from each key's JSON encoded once, in roster
+    /// order or shuffled.
+    func jwksBody(at now: Date, shuffled: Bool) -> ByteBuffer {
+        var keys = entries.filter { $0.entry.isPublished(at: now) }.map(\.key.encodedJWK)
+        if shuffled { keys.shuffle() }
+        var body = ByteBuffer()
+        body.reserveCapacity(12 + keys.reduce(0) { $0 + $1.count + 1 })
+        body.writeString(#"{"keys":["#)
+        for (index, key) in keys.enumerated() {
+            if index > 0 { body.writeInteger(UInt8(ascii: ",")) }
+            body.writeBytes(key)
+        }
+        body.writeString("]}")
+        return body
     }
 }

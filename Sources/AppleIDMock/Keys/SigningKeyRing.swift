@@ -14,6 +14,8 @@ public struct SigningKey: Sendable {
     public let jwk: PublicJWK
     /// Apple's JWS header for this key, base64url-encoded, followed by the `.`.
     let encodedHeader: String
+    /// `jwk` as Apple's JSON (sorted keys), encoded once for the JWKS.
+    let encodedJWK: [UInt8]
 }
 
 /// An entry of Apple's JWKS: the five fields Apple publishes plus `use`.
@@ -80,6 +82,9 @@ extension SigningKey {
             kty: "RSA", kid: kid, use: "sig", alg: "RS256",
             n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded)
         self.encodedHeader = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8).base64URLEncoded + "."
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        self.encodedJWK = Array(try encoder.encode(jwk))
     }
 
     /// Signs `payload` as a compact JWS with Apple's header, `{"kid":"…","alg":"RS256"}` (no `typ`).

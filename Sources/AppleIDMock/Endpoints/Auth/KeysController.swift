@@ -20,14 +20,8 @@ struct KeysController: Sendable {
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "keys"))
         }
-        let published = active.keys.published(at: active.now)
-        let keys = active.world.settings.jwksOrder == .shuffled ? published.shuffled() : published
-        return Responses.appleJSON(JWKSet(keys: keys))
-    }
-
-    /// `{"keys":[…]}`.
-    private struct JWKSet: Encodable {
-        var keys: [PublicJWK]
+        return Responses.appleJSON(
+            body: active.keys.jwksBody(at: active.now, shuffled: active.world.settings.jwksOrder == .shuffled))
     }
 }
 

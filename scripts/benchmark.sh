@@ -1,100 +1,219 @@
 #!/usr/bin/env bash
-# Measures apple-id-mock on this machine and prints the numbers: start-up time, throughput and
-# latency of the hot endpoints (wrk, loopback only), the server's peak memory, and the token and
-# authorize rates for each state store (memory, SQLite, and PostgreSQL when it is installed: a
-# throwaway cluster is started for the run, or BENCH_POSTGRES_URL names one).
-# Usage: scripts/benchmark.sh [seconds per endpoint, default 5]. Needs wrk (apt-get install wrk).
+# Measures apple-id-mock on this machine and prints the numbers, each next to what bounds it:
+#   - the ceiling: RS256 signatures per second that OpenSSL makes on all of this machine's cores
+#     (`openssl speed -multi <cores> rsa2048`);
+#   - token requests per second, for the refresh grant and for code exchange (codes minted before
+#     the timed window), each as a ratio to that ceiling (each answer carries one RS256 id_token);
+#   - authorize (login_hint) and keys requests per second; start-up time;
+#   - RSS idle, after the load, and with BENCH_GRANTS (default 1,000,000) live grants (exchanged
+#     codes: a refresh token, an access token and the spent code each);
+#   - the offline `apple-id-mock mint id-token --count N` in tokens per second on every core;
+#   - the token and authorize rates with SQLite and PostgreSQL, and where PostgreSQL's time goes.
+# wrk -t2 -c32 runs on the same cores as the server, so every rate includes the load generator's share.
+# Usage: scripts/benchmark.sh [seconds per measurement, default 5]
+# Needs wrk and openssl (apt-get install wrk openssl); PostgreSQL is used when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DURATION=${1:-5}
+GRANTS=${BENCH_GRANTS:-1000000}
 PORT=${BENCH_PORT:-18080}
 BASE="http://127.0.0.1:$PORT"
 REDIRECT=http://localhost:3000/auth/apple/callback
-command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
+CLIENT=com.example.web
+for tool in wrk openssl curl; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install $tool" >&2; exit 1; }
+done
 
 swift build -c release --product apple-id-mock >/dev/null 2>&1
 BIN=$(swift build -c release --show-bin-path 2>/dev/null)/apple-id-mock
+CORES=$(nproc)
 WORK=$(mktemp -d)
 PID=
 PG_DIR=
 cleanup() {
   [ -n "$PID" ] && kill "$PID" 2>/dev/null || true
-  [ -n "$PG_DIR" ] && scripts/postgres-test-cluster.sh stop "$PG_DIR" || true
+  [ -n "$PG_DIR" ] && scripts/postgres-test-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-# Starts the server with `--state $1` (in this shell, so that PID stays set) and prints the
-# milliseconds until its first answer.
+# --- wrk scripts ------------------------------------------------------------------------------
+# Each wrk thread gets a number; per-thread files hold the codes minted before the timed window.
+cat >"$WORK/threads.lua" <<'LUA'
+local threads, counter = {}, 0
+function setup(thread)
+  counter = counter + 1
+  thread:set("id", counter)
+  table.insert(threads, thread)
+end
+function total(name)
+  local sum = 0
+  for _, thread in ipairs(threads) do sum = sum + (thread:get(name) or 0) end
+  return sum
+end
+LUA
+cat >"$WORK/mint-codes.lua" <<LUA
+dofile("$WORK/threads.lua")
+local out
+function init(args) out = io.open("$WORK/codes-" .. id .. ".txt", "a") end
+function response(status, headers, body)
+  local code = (headers["Location"] or headers["location"] or ""):match("code=([^&]+)")
+  if code then out:write(code, "\n"); out:flush() end
+end
+LUA
+cat >"$WORK/exchange.lua" <<LUA
+dofile("$WORK/threads.lua")
+local codes, next = {}, 1
+local prefix = "grant_type=authorization_code&client_id=$CLIENT&redirect_uri=$REDIRECT&client_secret=" .. os.getenv("BENCH_SECRET") .. "&code="
+function init(args)
+  for line in io.lines("$WORK/codes-" .. id .. ".txt") do codes[#codes + 1] = line end
+end
+function request()
+  local code = codes[next] or "exhausted"
+  next = next + 1
+  return wrk.format("POST", "/auth/token", {["Content-Type"] = "application/x-www-form-urlencoded"}, prefix .. code)
+end
+LUA
+# Authorize and exchange in turn, counting the exchanges that succeed: grants made under load.
+cat >"$WORK/grants.lua" <<LUA
+dofile("$WORK/threads.lua")
+local queue = {}
+grants = 0
+local authorize = "/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
+local prefix = "grant_type=authorization_code&client_id=$CLIENT&redirect_uri=$REDIRECT&client_secret=" .. os.getenv("BENCH_SECRET") .. "&code="
+function request()
+  local code = table.remove(queue)
+  if code then
+    return wrk.format("POST", "/auth/token", {["Content-Type"] = "application/x-www-form-urlencoded"}, prefix .. code)
+  end
+  return wrk.format("GET", authorize)
+end
+function response(status, headers, body)
+  local code = (headers["Location"] or headers["location"] or ""):match("code=([^&]+)")
+  if code then table.insert(queue, code) elseif status == 200 then grants = grants + 1 end
+end
+function done(summary, latency, requests) io.write("grants ", total("grants"), "\n") end
+LUA
+
+# --- helpers ----------------------------------------------------------------------------------
+ratio() { awk -v a="$1" -v b="$CEILING" 'BEGIN { printf "%.2f", a / b }'; }
+rss() { awk '/VmRSS/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$PID/status"; }
+rss_kib() { awk '/VmRSS/ { print $2 }' "/proc/$PID/status"; }
+
+# Starts the server with `--state $1` (in this shell, so that PID stays set); prints the start-up time.
 start_server() {
   local start ready
-  if curl -sf "$BASE/health" >/dev/null; then
-    echo "port $PORT is already in use" >&2
-    exit 1
-  fi
+  if curl -sf "$BASE/health" >/dev/null; then echo "port $PORT is already in use" >&2; exit 1; fi
   start=$(date +%s%N)
   "$BIN" serve --port "$PORT" --log-level error --state "$1" >"$WORK/server.log" 2>&1 &
   PID=$!
   until curl -sf "$BASE/health" >/dev/null; do
     kill -0 "$PID" 2>/dev/null || { cat "$WORK/server.log" >&2; exit 1; }
-    sleep 0.005
+    sleep 0.002
   done
   ready=$(date +%s%N)
-  echo "start-up to first answer: $(((ready - start) / 1000000)) ms"
+  STARTUP_MS=$(((ready - start) / 1000000))
 }
 
 stop_server() {
-  echo "server peak memory (VmHWM): $(awk '/VmHWM/ {printf "%.1f MiB", $2 / 1024}' "/proc/$PID/status")"
   kill "$PID" 2>/dev/null || true
   wait "$PID" 2>/dev/null || true
   PID=
 }
 
-# A refresh token and a client secret for the token benchmark (the refresh grant can be repeated).
+# A client secret and a refresh token (the refresh grant can be repeated).
 prepare_refresh() {
-  local code refresh
-  SECRET=$("$BIN" client-secret --client-id com.example.web)
-  code=$(curl -s -o /dev/null -w '%{redirect_url}' "$BASE/auth/authorize?client_id=com.example.web&redirect_uri=$REDIRECT&response_type=code&login_hint=maria" | sed -n 's/.*code=\([^&]*\).*/\1/p')
-  refresh=$(curl -s "$BASE/auth/token" -d client_id=com.example.web -d client_secret="$SECRET" -d grant_type=authorization_code \
+  local code
+  BENCH_SECRET=$("$BIN" client-secret --client-id "$CLIENT")
+  export BENCH_SECRET
+  code=$(curl -s -o /dev/null -w '%{redirect_url}' "$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria" | sed -n 's/.*code=\([^&]*\).*/\1/p')
+  REFRESH=$(curl -s "$BASE/auth/token" -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" -d grant_type=authorization_code \
     -d code="$code" -d redirect_uri="$REDIRECT" | sed -n 's/.*"refresh_token":"\([^"]*\)".*/\1/p')
   cat >"$WORK/refresh.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-wrk.body = "grant_type=refresh_token&client_id=com.example.web&client_secret=$SECRET&refresh_token=$refresh"
+wrk.body = "grant_type=refresh_token&client_id=$CLIENT&client_secret=$BENCH_SECRET&refresh_token=$REFRESH"
 LUA
 }
 
+# Runs wrk; sets RATE (requests/s), P99 and BAD (non-2xx/3xx answers), prints one line.
 run() {
-  local name=$1; shift
-  local out
+  local name=$1 out; shift
   out=$(wrk -t2 -c32 -d"${DURATION}s" --latency "$@")
-  printf '%-62s %10s req/s   p50 %8s   p99 %8s   non-2xx/3xx %s\n' "$name" \
-    "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1 == "50%" {print $2}' <<<"$out")" \
-    "$(awk '$1 == "99%" {print $2}' <<<"$out")" "$(awk '/Non-2xx/ {print $5}' <<<"$out" | grep . || echo 0)"
+  RATE=$(awk '/Requests\/sec/ { print $2 }' <<<"$out")
+  P99=$(awk '$1 == "99%" { print $2 }' <<<"$out")
+  BAD=$(awk '/Non-2xx/ { print $5 }' <<<"$out" | grep . || echo 0)
+  printf '  %-52s %10s req/s   p99 %8s   non-2xx/3xx %s\n' "$name" "$RATE" "$P99" "$BAD"
 }
 
-AUTHORIZE="$BASE/auth/authorize?client_id=com.example.web&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
+# Codes for the code-exchange window: minted first, at least 3 per expected exchange.
+mint_codes() {
+  rm -f "$WORK"/codes-*.txt
+  wrk -t2 -c32 -d"$(((DURATION + 1) / 2 + 1))s" -s "$WORK/mint-codes.lua" \
+    "$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria" >/dev/null
+  MINTED=$(cat "$WORK"/codes-*.txt | wc -l)
+}
 
-echo "wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (server and load share this machine's $(nproc) cores)"
+# Process CPU seconds (user + system) of a pid.
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }
+
+AUTHORIZE="$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
+
+# --- the machine's ceiling --------------------------------------------------------------------
+CEILING=$(openssl speed -multi "$CORES" -seconds "$DURATION" rsa2048 2>/dev/null | awk '/^rsa 2048/ { print $6 }')
+echo "apple-id-mock benchmark: $CORES cores, $(openssl version | cut -d' ' -f1-2), wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (same cores)"
+printf 'ceiling: openssl speed -multi %s rsa2048 = %s RS256 signatures/s\n' "$CORES" "$CEILING"
+
+# --- memory store -----------------------------------------------------------------------------
 echo
 echo "== state: memory"
 start_server memory
+sleep 1
+echo "  start-up to first answer: $STARTUP_MS ms    RSS idle: $(rss)"
 prepare_refresh
 run "GET /auth/keys" "$BASE/auth/keys"
 run "GET /.well-known/openid-configuration" "$BASE/.well-known/openid-configuration"
-run "GET /auth/authorize (login_hint, query: mints a code)" "$AUTHORIZE"
-run "POST /auth/token refresh (ES256 verify + RS256 sign)" -s "$WORK/refresh.lua" "$BASE/auth/token"
+run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
+run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
+echo "    ratio to the ceiling: $(ratio "$RATE")"
+mint_codes
+run "POST /auth/token authorization_code ($MINTED codes ready)" -s "$WORK/exchange.lua" "$BASE/auth/token"
+echo "    ratio to the ceiling: $(ratio "$RATE")"
+echo "  RSS after the runs: $(rss)"
+
+if [ "$GRANTS" -gt 0 ]; then
+  made=0
+  before=$(rss_kib)
+  started=$(date +%s)
+  while [ "$made" -lt "$GRANTS" ]; do
+    seconds=$(((GRANTS - made) / 4000 + 1))
+    [ "$seconds" -gt 60 ] && seconds=60
+    got=$(wrk -t2 -c32 -d"${seconds}s" -s "$WORK/grants.lua" "$BASE/auth/token" | awk '/^grants/ { print $2 }')
+    made=$((made + got))
+  done
+  after=$(rss_kib)
+  echo "  with $made live grants (made in $(($(date +%s) - started)) s): RSS $(rss), $(awk -v a="$after" -v b="$before" -v n="$made" 'BEGIN { printf "%.0f bytes per grant", (a - b) * 1024 / n }')"
+fi
 stop_server
 
+# --- offline minting --------------------------------------------------------------------------
+echo
+COUNT=$(awk -v c="$CEILING" -v d="$DURATION" 'BEGIN { printf "%d", c * d }')
+MINT=$("$BIN" mint id-token --user maria --client-id "$CLIENT" --count "$COUNT" --quiet 2>&1 | sed -n 's/.*: \([0-9.]*\) tokens\/s.*/\1/p')
+echo "== offline: apple-id-mock mint id-token --count $COUNT: $MINT tokens/s on $CORES cores, ratio to the ceiling: $(ratio "$MINT")"
+
+# --- SQLite -----------------------------------------------------------------------------------
 echo
 echo "== state: sqlite:$WORK/state.db"
 start_server "sqlite:$WORK/state.db"
 prepare_refresh
-run "GET /auth/authorize (login_hint, query: mints a code)" "$AUTHORIZE"
-run "POST /auth/token refresh (ES256 verify + RS256 sign)" -s "$WORK/refresh.lua" "$BASE/auth/token"
+run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
+run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
+echo "    ratio to the ceiling: $(ratio "$RATE")"
 stop_server
 
+# --- PostgreSQL -------------------------------------------------------------------------------
 PG_URL=${BENCH_POSTGRES_URL:-}
 if [ -z "$PG_URL" ] && compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
   PG_DIR=$(mktemp -d)
@@ -105,8 +224,16 @@ if [ -n "$PG_URL" ]; then
   echo "== state: postgres (one replica; PostgreSQL on the same cores)"
   start_server "$PG_URL"
   prepare_refresh
-  run "GET /auth/authorize (login_hint, query: mints a code)" "$AUTHORIZE"
-  run "POST /auth/token refresh (ES256 verify + RS256 sign)" -s "$WORK/refresh.lua" "$BASE/auth/token"
+  run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
+  pg_pids=$(pgrep -x postgres || true)
+  pg_before=0; for p in $pg_pids; do pg_before=$(awk -v a="$pg_before" -v b="$(cpu_seconds "$p" 2>/dev/null || echo 0)" 'BEGIN { print a + b }'); done
+  server_before=$(cpu_seconds "$PID")
+  run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
+  echo "    ratio to the ceiling: $(ratio "$RATE")"
+  server_after=$(cpu_seconds "$PID")
+  pg_after=0; for p in $pg_pids; do pg_after=$(awk -v a="$pg_after" -v b="$(cpu_seconds "$p" 2>/dev/null || echo 0)" 'BEGIN { print a + b }'); done
+  awk -v sa="$server_after" -v sb="$server_before" -v pa="$pg_after" -v pb="$pg_before" -v d="$DURATION" -v c="$CORES" \
+    'BEGIN { printf "    where the time goes: apple-id-mock %.0f%%, PostgreSQL %.0f%% of the %d cores (the rest: wrk, the kernel, idle waits on round trips)\n", (sa - sb) / d / c * 100, (pa - pb) / d / c * 100, c }'
   stop_server
 else
   echo "== state: postgres skipped (no PostgreSQL installed and BENCH_POSTGRES_URL unset)"

@@ -93,16 +93,20 @@ class RelyingPartyApp:
         self.server.server_close()
 
 
+def sign_in_through_the_consent_page(browser, mock, app, login_path):
+    """Registers the app's return URLs, opens its login page and presses Continue on the mock's."""
+    def register_callbacks(scenario):
+        scenario["appGroups"][0]["servicesIds"][0]["redirectUris"] += [app.redirect_uri, app.relay_uri]
+    mock.upload_scenario("cross-site", register_callbacks)
+    browser.get(f"{app.url}{login_path}")
+    WebDriverWait(browser, 5).until(lambda d: d.current_url.startswith(mock.url + "/auth/authorize"))
+    browser.find_element(By.CSS_SELECTOR, "button[value=continue]").click()
+
+
 def test_form_post_from_another_site_arrives_without_the_lax_session_cookie(mock, browser):
     app = RelyingPartyApp(mock.url)
     try:
-        def register_callback(scenario):
-            scenario["appGroups"][0]["servicesIds"][0]["redirectUris"] += [app.redirect_uri, app.relay_uri]
-        mock.upload_scenario("cross-site", register_callback)
-
-        browser.get(f"{app.url}/login")
-        WebDriverWait(browser, 5).until(lambda d: d.current_url.startswith(mock.url + "/auth/authorize"))
-        browser.find_element(By.CSS_SELECTOR, "button[value=continue]").click()
+        sign_in_through_the_consent_page(browser, mock, app, "/login")
         WebDriverWait(browser, 5).until(lambda d: app.callbacks, "the form_post reached the app")
         WebDriverWait(browser, 5).until(lambda d: d.find_elements(By.ID, "outcome"))
 
@@ -126,13 +130,7 @@ def test_form_post_from_another_site_arrives_without_the_lax_session_cookie(mock
 def test_the_fix_a_303_to_a_same_site_get_brings_the_lax_cookie_back(mock, browser):
     app = RelyingPartyApp(mock.url)
     try:
-        def register_callbacks(scenario):
-            scenario["appGroups"][0]["servicesIds"][0]["redirectUris"] += [app.redirect_uri, app.relay_uri]
-        mock.upload_scenario("cross-site", register_callbacks)
-
-        browser.get(f"{app.url}/login?relay")
-        WebDriverWait(browser, 5).until(lambda d: d.current_url.startswith(mock.url + "/auth/authorize"))
-        browser.find_element(By.CSS_SELECTOR, "button[value=continue]").click()
+        sign_in_through_the_consent_page(browser, mock, app, "/login?relay")
         WebDriverWait(browser, 5).until(lambda d: app.finished, "the app's same-site GET ran")
         # The POST itself still came without the Lax cookie; the GET it redirected to has it.
         assert "app_session" not in app.callbacks[0]["cookies"]

@@ -30,13 +30,6 @@ struct UserStatesView: Encodable, Sendable {
         var relayForwarding: Bool?
     }
 
-    /// A user's identifiers for one team.
-    struct Identity: Encodable, Sendable {
-        var teamId: String
-        var sub: String
-        var relayEmail: String
-    }
-
     /// A user and their state with every app group.
     struct UserState: Encodable, Sendable {
         var key: String
@@ -47,7 +40,7 @@ struct UserStatesView: Encodable, Sendable {
         var emailVerified: Bool
         var managedAccount: Bool
         var accountDeleted: Bool
-        var identities: [Identity]
+        var identities: [ScenarioView.IdentityView]
         var appGroups: [AppGroupState]
     }
 
@@ -64,7 +57,7 @@ struct UserStatesView: Encodable, Sendable {
                 realUserStatus: user.realUserStatus, emailVerified: user.emailVerified,
                 managedAccount: user.managedAccount, accountDeleted: deleted,
                 identities: scenario.teams.map {
-                    Identity(
+                    ScenarioView.IdentityView(
                         teamId: $0.teamId, sub: world.subject(of: user, teamId: $0.teamId),
                         relayEmail: world.relayEmail(of: user, teamId: $0.teamId))
                 },

@@ -115,7 +115,7 @@ struct AppleCallMiddleware: RouterMiddleware {
             ?? (request.headers[.transferEncoding] != nil)
         if RequestReading.isForm(request), hasBody,
             let body = try? await request.collectBody(upTo: RequestReading.maximumBodySize),
-            let text = body.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) }),
+            let text = RequestReading.utf8Text(body),
             let form = try? FormParameters(encoded: text)
         {
             context.parsedBody = form

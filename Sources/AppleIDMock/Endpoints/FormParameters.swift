@@ -48,6 +48,11 @@ public struct FormParameters: Sendable {
     }
 
     /// Percent-decodes one name or value (`+` is a space); `nil` for a bad escape or invalid UTF-8.
+    static func decode(_ component: Substring) -> String? {
+        var component = component
+        return component.withUTF8 { decode($0) }
+    }
+
     private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
             return String(decoding: bytes, as: UTF8.self)  // a slice of a String: valid UTF-8

@@ -15,22 +15,21 @@ enum RequestReading {
         } catch {
             throw .invalidRequest("request body over \(maximumBodySize) bytes or unreadable")
         }
-        guard let bytes = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes),
-            let text = String(bytes: bytes, encoding: .utf8)
-        else {
-            throw .invalidRequest("request body is not UTF-8")
-        }
+        guard let text = utf8Text(buffer) else { throw .invalidRequest("request body is not UTF-8") }
         return text
+    }
+
+    /// A buffer's readable bytes as text, or `nil` if they are not valid UTF-8.
+    static func utf8Text(_ buffer: ByteBuffer) -> String? {
+        buffer.withUnsafeReadableBytes { String(validating: $0, as: UTF8.self) }
     }
 
     /// Whether the request declares a form-urlencoded body.
     static func isForm(_ request: Request) -> Bool {
         guard let type = request.headers[.contentType] else { return false }
-        let media = type.utf8.prefix { $0 != UInt8(ascii: ";") }.drop { $0 == UInt8(ascii: " ") }
-        let trimmed = media.reversed().drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.reversed()
-        return trimmed.elementsEqual("application/x-www-form-urlencoded".utf8) {
-            $0 | 0x20 == $1 | 0x20  // ASCII case-insensitive (the name holds only letters, `/`, `-`, `.`)
-        }
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let media = type.prefix { $0 != ";" }.drop(while: blank).reversed().drop(while: blank).reversed()
+        return String(media).lowercased() == "application/x-www-form-urlencoded"
     }
 
     /// Parses form text, mapping duplicates and bad encoding to `invalid_request`.
@@ -41,10 +40,7 @@ enum RequestReading {
         } catch {
             throw .invalidRequest("the form is not valid percent-encoded UTF-8")
         }
-        if let duplicate = form.firstDuplicate {
-            throw .invalidRequest("parameter \(duplicate) was sent more than once")
-        }
-        return form
+        return try refusingDuplicates(form)
     }
 
     /// The query string's parameters.

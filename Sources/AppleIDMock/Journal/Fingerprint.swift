@@ -20,10 +20,9 @@ public enum Fingerprint {
     public static func redactingQuery(_ query: String) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { field in
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            let name = FormParameters.decode(parts[0]) ?? String(parts[0])
             guard secretParameters.contains(name), parts.count == 2 else { return String(field) }
-            let value = String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            return "\(parts[0])=sha256:\(of(value ?? String(parts[1])))"
+            return "\(parts[0])=sha256:\(of(FormParameters.decode(parts[1]) ?? String(parts[1])))"
         }.joined(separator: "&")
     }
 }

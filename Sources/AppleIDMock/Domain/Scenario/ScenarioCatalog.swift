@@ -66,7 +66,7 @@ public final class ScenarioCatalog: Sendable {
     }
 
     private static func digest(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(text.utf8)).lowercaseHex
     }
 
     /// The most scenarios that can be uploaded (replacing one by name does not count).

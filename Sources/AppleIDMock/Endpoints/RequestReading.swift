@@ -27,9 +27,12 @@ enum RequestReading {
     /// Whether the request declares a form-urlencoded body.
     static func isForm(_ request: Request) -> Bool {
         guard let type = request.headers[.contentType] else { return false }
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        let media = type.prefix { $0 != ";" }.drop(while: blank).reversed().drop(while: blank).reversed()
-        return String(media).lowercased() == "application/x-www-form-urlencoded"
+        // Bytes, not characters: this runs on every Apple call.
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let media = type.utf8.prefix { $0 != UInt8(ascii: ";") }.drop(while: blank).reversed().drop(while: blank)
+        return media.reversed().elementsEqual("application/x-www-form-urlencoded".utf8) { byte, expected in
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 == expected : byte == expected
+        }
     }
 
     /// Parses form text, mapping duplicates and bad encoding to `invalid_request`.

@@ -18,6 +18,8 @@ import PackageDescription
 // - swift-nio, swift-nio-extras (NIOHTTPTypes), swift-http-types: already under Hummingbird; named
 //   here because the mock adds a channel handler (answering `Expect: 100-continue`) and closes a
 //   connection without an answer for the "drop" fault.
+// - HummingbirdTLS (with swift-nio-ssl, already under async-http-client): `--tls`, serving HTTPS as
+//   appleid.apple.com with the test CA of keys/tls/ or your own certificate.
 // - COpenSSL (a system library: libssl-dev / libcrypto 3): RS256 signatures for id_tokens and
 //   notifications, several times faster than swift-crypto's portable RSA (see scripts/benchmark.sh).
 let package = Package(
@@ -53,6 +55,8 @@ let package = Package(
             dependencies: [
                 "COpenSSL",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -84,6 +88,7 @@ let package = Package(
                 "AppleIDMock",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -12,6 +12,9 @@ enum EnvironmentDefaults {
     static let state = "APPLE_ID_MOCK_STATE"
     static let adminToken = "APPLE_ID_MOCK_ADMIN_TOKEN"
     static let idleTimeout = "APPLE_ID_MOCK_IDLE_TIMEOUT"
+    static let tls = "APPLE_ID_MOCK_TLS"
+    static let tlsCert = "APPLE_ID_MOCK_TLS_CERT"
+    static let tlsKey = "APPLE_ID_MOCK_TLS_KEY"
 
     /// The value of `name`, if set and not empty.
     static func value(_ name: String) -> String? {

@@ -45,6 +45,22 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var idleTimeout: Double?
 
+    @Flag(
+        help:
+            "Serve HTTPS with the bundled test certificate for appleid.apple.com, localhost, 127.0.0.1 and ::1 (keys/tls/, trust keys/tls/ca.pem) [env APPLE_ID_MOCK_TLS=1]"
+    )
+    var tls = false
+
+    @Option(
+        name: .customLong("tls-cert"),
+        help: "Serve HTTPS with this PEM certificate chain (with --tls-key) [env APPLE_ID_MOCK_TLS_CERT]")
+    var tlsCert: String?
+
+    @Option(
+        name: .customLong("tls-key"),
+        help: "The PEM private key of --tls-cert [env APPLE_ID_MOCK_TLS_KEY]")
+    var tlsKey: String?
+
     @OptionGroup var locations: LocationOptions
 
     func run() async throws {
@@ -53,12 +69,17 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             application = try await buildApplication(configuration: configuration) { host, port in
                 // Written straight to the file handle: print() may sit in a buffer when stdout is a pipe.
+                let scheme = configuration.tls == nil ? "http" : "https"
+                let address = host.contains(":") ? "[\(host)]" : host
                 let line =
-                    "apple-id-mock listening on http://\(host):\(port) (state \(configuration.state), issuer https://appleid.apple.com)\n"
+                    "apple-id-mock listening on \(scheme)://\(address):\(port) (state \(configuration.state), issuer https://appleid.apple.com)\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
         } catch let error as ScenarioError {
             FileHandle.standardError.write(Data("apple-id-mock: refusing to start:\n\(error.description)\n".utf8))
+            throw ExitCode(1)
+        } catch let error as TLSSetupError {
+            FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
             throw ExitCode(1)
         } catch let error as StoreOpeningError {
             FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
@@ -101,6 +122,32 @@ struct ServeCommand: AsyncParsableCommand {
             scenariosDirectory: locations.resolvedScenariosDir, keysDirectory: locations.resolvedKeysDir,
             scenario: locations.resolvedScenario, logLevel: level, state: location,
             adminToken: adminToken ?? EnvironmentDefaults.value(EnvironmentDefaults.adminToken),
-            idleTimeoutSeconds: idle)
+            idleTimeoutSeconds: idle, tls: try resolveTLS())
     }
+
+    /// `--tls-cert` with `--tls-key` (your files), else `--tls` (the bundled test certificate), else none.
+    private func resolveTLS() throws -> TLSFiles? {
+        let cert = tlsCert ?? EnvironmentDefaults.value(EnvironmentDefaults.tlsCert)
+        let key = tlsKey ?? EnvironmentDefaults.value(EnvironmentDefaults.tlsKey)
+        switch (cert, key) {
+        case (let cert?, let key?):
+            return TLSFiles(certificateChainPath: cert, privateKeyPath: key)
+        case (.some, nil):
+            throw ValidationError("--tls-cert needs --tls-key (the certificate's private key)")
+        case (nil, .some):
+            throw ValidationError("--tls-key needs --tls-cert (the certificate chain it belongs to)")
+        case (nil, nil):
+            let text = EnvironmentDefaults.value(EnvironmentDefaults.tls)?.lowercased()
+            guard tls || text.map(Self.isTrue) == true else {
+                if let text, !Self.isFalse(text) {
+                    throw ValidationError("\(EnvironmentDefaults.tls) must be 1/true/yes or 0/false/no, found \(text)")
+                }
+                return nil
+            }
+            return TLSFiles.bundled(keysDirectory: locations.resolvedKeysDir)
+        }
+    }
+
+    private static func isTrue(_ text: String) -> Bool { ["1", "true", "yes", "on"].contains(text) }
+    private static func isFalse(_ text: String) -> Bool { ["0", "false", "no", "off"].contains(text) }
 }

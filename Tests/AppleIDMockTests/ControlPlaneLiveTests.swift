@@ -91,6 +91,16 @@ struct ControlPlaneLiveTests {
             #expect(journal.count == 17)
             let bad = try await live.json("/__admin/mint/notification", #"{"appGroupId":"example","url":"ftp://x"}"#)
             #expect(bad.status == 400)
+            // These trapped in the HTTP client and took the server down.
+            for url in ["http://127.0.0.1:99999/n", "http://127.0.0.1:65536/n", "http://localhost:0/n"] {
+                let outOfRange = try await live.json(
+                    "/__admin/mint/notification", #"{"appGroupId":"example","url":"\#(url)"}"#)
+                #expect(outOfRange.status == 400 && outOfRange.text.contains("outside 1...65535"), "\(outOfRange.text)")
+                let table = try await live.json(
+                    "/__admin/notifications/conformance", #"{"appGroupId":"example","url":"\#(url)"}"#)
+                #expect(table.status == 400, "\(table.text)")
+            }
+            #expect(try await live.get("/health").status == 200)
             let noURL = try await live.json("/__admin/mint/notification", #"{"appGroupId":"other"}"#)
             #expect(noURL.status == 409)
         }

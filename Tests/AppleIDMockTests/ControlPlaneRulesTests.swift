@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 
 @testable import AppleIDMock
@@ -130,11 +131,33 @@ struct ControlPlaneRulesTests {
 
     @Test("secrets in query strings are logged as fingerprints")
     func redaction() {
-        let query = "client_id=com.example.web&code=c0de.SECRET&client_secret=eyJ.SECRET&state=s"
+        let query =
+            "client_id=com.example.web&code=c0de.SECRET&client_secret=eyJ.SECRET&Client_Secret=SECRET2&transfer_sub=SECRET3&state=s"
         let redacted = Fingerprint.redactingQuery(query)
         #expect(!redacted.contains("SECRET"))
         #expect(redacted.contains("code=sha256:\(Fingerprint.of("c0de.SECRET"))"))
         #expect(redacted.hasPrefix("client_id=com.example.web&") && redacted.hasSuffix("&state=s"))
         #expect(Fingerprint.of("abc") == "ba7816bf")
+    }
+}
+
+/// What logs print of the running services: ServiceLifecycle logs each service it starts.
+@Suite("Service descriptions")
+struct ServiceDescriptionTests {
+    @Test("the admin token never appears in a service's description, only its fingerprint")
+    func adminTokenHidden() async throws {
+        var configuration = Fixture.configuration()
+        configuration.adminToken = "s3cr3t-admin-tok"
+        let services = try await MockServices.load(
+            configuration: configuration, store: MemoryStore(), clock: MockClock(), logger: Logger(label: "test"))
+        for text in [
+            String(describing: services), String(reflecting: services),
+            String(describing: HousekeepingService(services: services)),
+            String(describing: NotificationDeliveryService(services: services)),
+            String(describing: JournalService(services: services)),
+        ] {
+            #expect(!text.contains("s3cr3t"), "\(text)")
+        }
+        #expect(String(describing: services).contains(Fingerprint.of("s3cr3t-admin-tok")))
     }
 }

@@ -120,6 +120,7 @@ struct ScenarioValidationTests {
             "appGroups": [
                 [
                     "id": "g", "teamId": "lowercase1", "primaryBundleId": "com.x.app",
+                    "notificationUrl": "http://127.0.0.1:99999/n",
                     "servicesIds": [
                         ["identifier": "com.x.web", "redirectUris": ["ftp://x", "https://x.example/cb#frag"]]
                     ],
@@ -134,6 +135,11 @@ struct ScenarioValidationTests {
         #expect(paths.contains("$.appGroups[0].servicesIds[0].redirectUris[1]"))
         #expect(paths.contains("$.users[0].key"))
         #expect(paths.contains("$.users[0].email"))
+        // A port out of range trapped in the HTTP client at the first delivery; now it is named here.
+        #expect(
+            problems.contains {
+                $0.path == "$.appGroups[0].notificationUrl" && $0.reason.contains("port 99999 is outside 1...65535")
+            })
     }
 
     @Test("bad settings are named")

@@ -186,7 +186,7 @@ final class ChildServers: Sendable {
     }
 
     private static func listeningPort(_ stdout: String) -> Int? {
-        guard let range = stdout.range(of: #"listening on http://[^:]+:\d+"#, options: .regularExpression),
+        guard let range = stdout.range(of: #"listening on https?://[^ ]+:\d+"#, options: .regularExpression),
             let colon = stdout[range].lastIndex(of: ":")
         else { return nil }
         return Int(stdout[range][stdout.index(after: colon)...])

@@ -5,7 +5,8 @@ import Hummingbird
 /// (`Authorization: Bearer …`, else 401). Always, it refuses what a web page open in a browser could
 /// forge: a JSON body sent without `Content-Type: application/json` (415) and a foreign `Origin`
 /// (403); and, without a token while bound to loopback, a `Host` that is not this machine's
-/// (403, against DNS rebinding). Apple's endpoints stay open, and so do the dashboard's files (the
+/// (403, against DNS rebinding; over TLS a rebinding page fails the certificate's name check, so
+/// `appleid.apple.com` reaching a loopback server through a hosts entry passes). Apple's endpoints stay open, and so do the dashboard's files (the
 /// page asks for the token before it calls anything).
 struct AdminAccessMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
@@ -40,7 +41,9 @@ struct AdminAccessMiddleware: RouterMiddleware {
             guard !needsToken || Self.bearer(request).map({ Self.constantTimeEqual($0, token) }) == true else {
                 throw .unauthorized("this server needs its admin token: Authorization: Bearer <token>")
             }
-        } else if Self.isLoopback(services.host), let authority = request.head.authority, !authority.isEmpty {
+        } else if !services.servesTLS, Self.isLoopback(services.host), let authority = request.head.authority,
+            !authority.isEmpty
+        {
             // A rebinding page always sends its own name; a request without Host (HTTP/1.0) is local.
             let host = Self.hostName(authority)
             guard Self.isLocalName(host) || host == publicHost else {

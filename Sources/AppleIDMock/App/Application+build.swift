@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -42,6 +44,15 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "apple-id-mock")
     logger.logLevel = configuration.logLevel
+    // Before the store opens, so that a refusal leaves nothing open.
+    let tls = try configuration.tls.map { files throws(TLSSetupError) in try TLSSetup.load(files) }
+    if let warning = tls?.warning { logger.warning("\(warning)") }
+    // Clamped: a configuration built in code may hold anything (the CLI checks 0.1...3600).
+    let idleSeconds = configuration.idleTimeoutSeconds.isFinite ? configuration.idleTimeoutSeconds : 30
+    let idleTimeout = TimeAmount.milliseconds(Int64(min(max(idleSeconds, 0.1), 86_400) * 1000))
+    let http1 = HTTPServerBuilder.http1(
+        configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()], idleTimeout: idleTimeout))
+    let server = try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) } ?? http1
     let opened = try await StoreOpener.open(configuration.state, logger: logger)
     let services: MockServices
     do {
@@ -56,13 +67,9 @@ public func buildApplication(
             "bound to \(configuration.host) without an admin token: anyone who reaches this port can steer the mock (set --admin-token or APPLE_ID_MOCK_ADMIN_TOKEN)"
         )
     }
-    // Clamped: a configuration built in code may hold anything (the CLI checks 0.1...3600).
-    let idleSeconds = configuration.idleTimeoutSeconds.isFinite ? configuration.idleTimeoutSeconds : 30
-    let idleTimeout = TimeAmount.milliseconds(Int64(min(max(idleSeconds, 0.1), 86_400) * 1000))
     return Application(
         router: buildRouter(services: services),
-        server: .http1(
-            configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()], idleTimeout: idleTimeout)),
+        server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: opened.services + [
             NotificationDeliveryService(services: services), HousekeepingService(services: services),

@@ -17,11 +17,14 @@ public struct MockServices: Sendable {
     public let adminToken: String?
     /// The interface the server is bound to (the `Host` check applies on loopback).
     public let host: String
+    /// Whether the server answers HTTPS (`--tls`).
+    public let servesTLS: Bool
 
     init(
         state: MockState, publicBaseURL: String?, keysDirectory: String, adminToken: String? = nil,
-        host: String = "127.0.0.1", logger: Logger
+        host: String = "127.0.0.1", servesTLS: Bool = false, logger: Logger
     ) {
+        self.servesTLS = servesTLS
         self.keysDirectory = keysDirectory
         self.state = state
         self.journal = JournalRecorder()
@@ -43,7 +46,8 @@ public struct MockServices: Sendable {
             store: store, catalog: catalog, initialScenario: configuration.scenario, clock: clock, logger: logger)
         return MockServices(
             state: state, publicBaseURL: configuration.publicBaseURL, keysDirectory: configuration.keysDirectory,
-            adminToken: configuration.adminToken, host: configuration.host, logger: logger)
+            adminToken: configuration.adminToken, host: configuration.host, servesTLS: configuration.tls != nil,
+            logger: logger)
     }
 
     /// The state in force for a request: as read when it started, or read now.
@@ -77,4 +81,25 @@ public struct MockServices: Sendable {
                 "idp.reason": .string(error.logReason ?? error.code),
             ])
     }
+}
+
+/// What logs show of the services (ServiceLifecycle logs each service it starts, field by field
+/// unless told otherwise): names only, never the admin token.
+extension MockServices: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "MockServices(host: \(host), tls: \(servesTLS), admin token: \(adminToken.map { "sha256:" + Fingerprint.of($0) } ?? "none"))"
+    }
+    public var debugDescription: String { description }
+}
+
+extension HousekeepingService: CustomStringConvertible {
+    var description: String { "HousekeepingService" }
+}
+
+extension NotificationDeliveryService: CustomStringConvertible {
+    var description: String { "NotificationDeliveryService" }
+}
+
+extension JournalService: CustomStringConvertible {
+    var description: String { "JournalService" }
 }

@@ -23,13 +23,17 @@ public struct ServerConfiguration: Sendable {
     public var adminToken: String?
     /// How long a connection may sit idle, or take to send a request's headers, before it is closed.
     public var idleTimeoutSeconds: Double
+    /// The certificate and key to answer HTTPS with (`--tls`); `nil`: plain HTTP.
+    public var tls: TLSFiles?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil,
         scenariosDirectory: String = "scenarios",
         keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .notice,
-        state: StoreLocation = .memory, adminToken: String? = nil, idleTimeoutSeconds: Double = 30
+        state: StoreLocation = .memory, adminToken: String? = nil, idleTimeoutSeconds: Double = 30,
+        tls: TLSFiles? = nil
     ) {
+        self.tls = tls
         self.state = state
         self.adminToken = adminToken
         self.idleTimeoutSeconds = idleTimeoutSeconds

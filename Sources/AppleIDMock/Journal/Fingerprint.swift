@@ -12,16 +12,17 @@ public enum Fingerprint {
     /// The parameters whose values are secret: never logged or journaled in clear.
     public static let secretParameters: Set<String> = [
         "client_secret", "code", "refresh_token", "token", "code_verifier", "id_token", "access_token",
-        "client_assertion", "password",
+        "client_assertion", "password", "transfer_sub",
     ]
 
     /// A query string with every secret parameter's value replaced by its fingerprint
-    /// (`code=sha256:1a2b3c4d`); other parameters are kept as sent.
+    /// (`code=sha256:1a2b3c4d`), whatever the case of its name (`Client_Secret` is one a client
+    /// mistyped, still a secret); other parameters are kept as sent.
     public static func redactingQuery(_ query: String) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { field in
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = FormParameters.decode(parts[0]) ?? String(parts[0])
-            guard secretParameters.contains(name), parts.count == 2 else { return String(field) }
+            guard secretParameters.contains(name.lowercased()), parts.count == 2 else { return String(field) }
             return "\(parts[0])=sha256:\(of(FormParameters.decode(parts[1]) ?? String(parts[1])))"
         }.joined(separator: "&")
     }

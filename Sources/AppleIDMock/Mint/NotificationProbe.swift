@@ -25,6 +25,9 @@ enum NotificationProbe {
     static func post(_ jws: String, to url: String, timeoutMilliseconds: Int) async -> Answer {
         let started = ContinuousClock.now
         func elapsed() -> Int { (ContinuousClock.now - started).wholeMilliseconds }
+        if let problem = HTTPURLCheck.problem(url) {
+            return Answer(status: nil, outcome: "not sent: \(problem)", milliseconds: 0)
+        }
         do {
             var request = HTTPClientRequest(url: url)
             request.method = .POST

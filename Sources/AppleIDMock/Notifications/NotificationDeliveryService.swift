@@ -167,6 +167,8 @@ struct NotificationDeliveryService: Service {
     ) async -> (status: Int?, outcome: String) {
         do {
             guard let url = record.url else { return (nil, "no notificationUrl") }
+            // Stored by an earlier version that let it through: the HTTP client would trap on it.
+            if let problem = HTTPURLCheck.problem(url) { return (nil, "not sent: \(problem)") }
             guard let payload else { return (nil, "the notification could not be signed") }
             var request = HTTPClientRequest(url: url)
             request.method = .POST

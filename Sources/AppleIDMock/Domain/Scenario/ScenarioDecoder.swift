@@ -154,7 +154,7 @@ struct ScenarioDecoder {
         if let raw = members["notificationUrl"], raw != .null,
             let text = reader.string(raw, at: path.member("notificationUrl"))
         {
-            if let problem = Self.urlProblem(text) {
+            if let problem = HTTPURLCheck.problem(text) {
                 reader.report(path.member("notificationUrl"), problem)
             } else {
                 notificationUrl = text
@@ -176,7 +176,7 @@ struct ScenarioDecoder {
             for (position, item) in elements.enumerated() {
                 let itemPath = path.member("redirectUris").index(position)
                 guard let text = reader.string(item, at: itemPath) else { continue }
-                if let problem = Self.urlProblem(text) {
+                if let problem = HTTPURLCheck.problem(text) {
                     reader.report(itemPath, problem)
                 } else if text.contains("#") {
                     reader.report(itemPath, "a return URL must not contain a #fragment")
@@ -366,13 +366,6 @@ struct ScenarioDecoder {
     static func clientIdProblem(_ text: String) -> String? {
         let ok = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) }
         return ok ? nil : "a client id is letters, digits, '.', '-' or '_' (reverse-DNS, e.g. com.example.web)"
-    }
-
-    static func urlProblem(_ text: String) -> String? {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            let host = url.host, !host.isEmpty
-        else { return "not an absolute http(s) URL" }
-        return nil
     }
 
     static func isEmail(_ text: String) -> Bool {

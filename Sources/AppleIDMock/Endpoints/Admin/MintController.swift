@@ -197,8 +197,8 @@ struct MintController: Sendable {
             reader.choice($0, at: root.member("type"), of: LifecycleEvent.Kind.allCases.map(\.rawValue))
         }.flatMap(LifecycleEvent.Kind.init(rawValue:))
         let url = members["url"].flatMap { reader.string($0, at: root.member("url")) }
-        if let url, !Self.isHTTPURL(url) {
-            reader.report(root.member("url"), "expected an absolute http or https URL of at most 2048 bytes")
+        if let url, let problem = HTTPURLCheck.problem(url) {
+            reader.report(root.member("url"), problem)
         }
         let defect = members["defect"].flatMap {
             reader.choice($0, at: root.member("defect"), of: NotificationForgery.Defect.allCases.map(\.rawValue))
@@ -224,10 +224,4 @@ struct MintController: Sendable {
         )
     }
 
-    private static func isHTTPURL(_ text: String) -> Bool {
-        guard text.utf8.count <= 2048, let components = URLComponents(string: text),
-            let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
-        else { return false }
-        return scheme == "http" || scheme == "https"
-    }
 }

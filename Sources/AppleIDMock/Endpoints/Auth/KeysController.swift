@@ -30,7 +30,7 @@ extension MockServices {
     func baseURL(for request: Request) -> String {
         if let publicBaseURL { return publicBaseURL }
         let host = request.head.authority ?? "localhost"
-        let scheme = request.headers[.init("X-Forwarded-Proto")!] ?? "http"
+        let scheme = request.headers[.init("X-Forwarded-Proto")!] ?? (servesTLS ? "https" : "http")
         return "\(scheme)://\(host)"
     }
 }

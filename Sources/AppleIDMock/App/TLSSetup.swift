@@ -1,0 +1,80 @@
+import Foundation
+import NIOSSL
+
+/// Why the server cannot answer HTTPS with the given files; it refuses to start, in one line.
+public struct TLSSetupError: Error, CustomStringConvertible, Sendable {
+    /// The file at fault and what is wrong with it.
+    public let description: String
+}
+
+/// Loads and checks the TLS files before the server binds, so that a wrong path, a file that is
+/// not PEM, or a key that does not belong to the certificate stops start-up with a clear message
+/// instead of failing each handshake.
+enum TLSSetup {
+    /// How soon before the certificate ends start-up warns.
+    static let expiryWarningDays = 30
+
+    /// The server-side TLS configuration for `files`, and a warning when the certificate is no
+    /// longer or not yet valid at `now` (wall clock: clients check the real time), or ends soon.
+    static func load(_ files: TLSFiles, now: Date = Date()) throws(TLSSetupError) -> (
+        configuration: TLSConfiguration, warning: String?
+    ) {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(files.certificateChainPath)
+        } catch {
+            throw TLSSetupError(description: problem(files.certificateChainPath, "a PEM certificate chain", error))
+        }
+        guard let leaf = chain.first else {
+            throw TLSSetupError(
+                description: "cannot use TLS certificate \(files.certificateChainPath): it holds no PEM certificate")
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: files.privateKeyPath, format: .pem)
+        } catch {
+            throw TLSSetupError(description: problem(files.privateKeyPath, "a PEM private key", error))
+        }
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        do {
+            // Checks that the key belongs to the certificate, as each handshake would.
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw TLSSetupError(
+                description:
+                    "cannot use TLS key \(files.privateKeyPath) with certificate \(files.certificateChainPath): the key does not match the certificate (\(error))"
+            )
+        }
+        return (configuration, validityWarning(leaf, path: files.certificateChainPath, now: now))
+    }
+
+    /// A one-line warning when `leaf` is outside its validity at `now` or ends within 30 days.
+    static func validityWarning(_ leaf: NIOSSLCertificate, path: String, now: Date) -> String? {
+        let notBefore = Date(timeIntervalSince1970: TimeInterval(leaf.notValidBefore))
+        let notAfter = Date(timeIntervalSince1970: TimeInterval(leaf.notValidAfter))
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        let renew = "(scripts/make-tls-certs.sh re-issues the bundled one)"
+        if now < notBefore {
+            return "TLS certificate \(path) is not valid before \(day.string(from: notBefore)): clients will refuse it"
+        }
+        if now > notAfter {
+            return "TLS certificate \(path) expired on \(day.string(from: notAfter)): clients will refuse it \(renew)"
+        }
+        if notAfter.timeIntervalSince(now) < TimeInterval(expiryWarningDays * 86_400) {
+            return "TLS certificate \(path) expires on \(day.string(from: notAfter)) \(renew)"
+        }
+        return nil
+    }
+
+    private static func problem(_ path: String, _ expected: String, _ error: any Error) -> String {
+        guard FileManager.default.fileExists(atPath: path) else {
+            return "cannot use TLS file \(path): no such file"
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            return "cannot use TLS file \(path): not readable"
+        }
+        return "cannot use TLS file \(path): not \(expected) (\(error))"
+    }
+}

@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Each dependency is here for one feature:
-// - hummingbird: the HTTP server (and HummingbirdTesting for router and live tests).
+// - hummingbird: the HTTP server; HummingbirdTesting runs the mock in-process for the
+//   `AppleIDMockTesting` kit (on a free port or straight to the router) and for our own tests.
 // - jwt-kit: verifies ES256 `client_secret` JWTs and mints them for the `client-secret` command;
 //   the tests verify our id_tokens with its `AppleIdentityToken`, as a relying party would.
 // - swift-crypto: SHA-256 / HMAC for at_hash, c_hash, PKCE and the deterministic identifiers;
@@ -27,6 +28,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AppleIDMock", targets: ["AppleIDMock"]),
+        .library(name: "AppleIDMockTesting", targets: ["AppleIDMockTesting"]),
         .executable(name: "apple-id-mock", targets: ["AppleIDMockCLI"]),
     ],
     dependencies: [
@@ -80,6 +82,27 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "AppleIDMockTesting",
+            dependencies: [
+                "AppleIDMock",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "AppleIDMockTestingTests",
+            dependencies: [
+                "AppleIDMockTesting",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,108 @@
+import Foundation
+
+extension MockAppleID {
+    /// One request the mock answered (or one notification attempt it made), as journaled.
+    /// Secrets, tokens and codes appear only as fingerprints.
+    public struct JournalEntry: Sendable, Decodable {
+        public var id: String
+        /// When, on the mock's clock.
+        public var at: Date
+        /// When, on the wall clock.
+        public var wallTime: Date
+        /// `authorize`, `token`, `revoke`, `keys`, `usermigrationinfo` or `notifications`.
+        public var endpoint: String
+        public var method: String?
+        public var grantType: String?
+        public var clientId: String?
+        /// The key id and team of the client secret sent.
+        public var clientSecretKeyId: String?
+        public var clientSecretTeamId: String?
+        /// The scenario user's key and the team-scoped `sub` involved.
+        public var userKey: String?
+        public var sub: String?
+        /// The HTTP status answered (or the receiver's, for a notification).
+        public var status: Int?
+        /// `ok`, Apple's error code, or what went wrong.
+        public var outcome: String
+        /// The mock's reason for a refusal.
+        public var reason: String?
+        /// The id of the fault rule that fired.
+        public var fault: String?
+        public var latencyMilliseconds: Int
+        /// For notification attempts: which notification, of what type, and where it went.
+        public var notificationId: String?
+        public var notificationType: String?
+        public var url: String?
+    }
+
+    /// The request journal, newest first, filtered as `GET /__admin/journal` filters.
+    public func journal(
+        endpoint: String? = nil, clientId: String? = nil, user: String? = nil, outcome: String? = nil,
+        since: Date? = nil, limit: Int? = nil
+    ) async throws -> [JournalEntry] {
+        struct Listing: Decodable { var entries: [JournalEntry] }
+        var query: [(String, String)] = []
+        if let endpoint { query.append(("endpoint", endpoint)) }
+        if let clientId { query.append(("clientId", clientId)) }
+        if let user { query.append(("user", user)) }
+        if let outcome { query.append(("outcome", outcome)) }
+        if let since { query.append(("since", String(Int(since.timeIntervalSince1970.rounded(.down))))) }
+        if let limit { query.append(("limit", String(limit))) }
+        let path = "/__admin/journal" + (query.isEmpty ? "" : "?" + FormEncoding.encode(query))
+        return try await call(.get, path, as: Listing.self).entries
+    }
+
+    /// One server-to-server notification in the mock's outbox, with every delivery attempt.
+    public struct Notification: Sendable, Decodable {
+        /// The JWT's `jti`.
+        public var id: String
+        public var appGroupId: String
+        /// Where it is posted.
+        public var url: String?
+        /// `consent-revoked`, `account-delete`, `email-disabled` or `email-enabled`.
+        public var type: String
+        /// The user's team-scoped id.
+        public var sub: String
+        /// `pending`, `delivering`, `delivered`, `failed` or `no_url`.
+        public var status: String
+        public var attempts: [Attempt]
+
+        /// One delivery attempt.
+        public struct Attempt: Sendable, Decodable {
+            public var startedAt: Date
+            public var durationMilliseconds: Int
+            /// The receiver's status, if it answered.
+            public var httpStatus: Int?
+            /// `delivered`, `http 503`, or the connection error.
+            public var outcome: String
+        }
+    }
+
+    /// The notification outbox, newest first.
+    public func notifications() async throws -> [Notification] {
+        struct Listing: Decodable { var notifications: [Notification] }
+        return try await call(.get, "/__admin/notifications", as: Listing.self).notifications
+    }
+
+    /// Waits until a notification matching every given filter reaches `status` (by default
+    /// `delivered`: the receiver answered 2xx), and returns it. Throws `MockAppleIDError.timedOut`
+    /// after `timeout` (wall clock), naming what it last saw.
+    public func waitForNotification(
+        id: String? = nil, type: LifecycleEvent? = nil, sub: String? = nil, status: String = "delivered",
+        timeout: Duration = .seconds(10)
+    ) async throws -> Notification {
+        let deadline = ContinuousClock.now + timeout
+        var seen: [Notification] = []
+        while ContinuousClock.now < deadline {
+            seen = try await notifications().filter {
+                (id == nil || $0.id == id) && (type == nil || $0.type == type?.rawValue)
+                    && (sub == nil || $0.sub == sub)
+            }
+            if let match = seen.first(where: { $0.status == status }) { return match }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let last = seen.map { "\($0.type) \($0.id): \($0.status), \($0.attempts.count) attempt(s)" }
+        throw MockAppleIDError.timedOut(
+            "a notification \(status) (matching: \(last.isEmpty ? "none" : last.joined(separator: "; ")))")
+    }
+}

@@ -1,0 +1,109 @@
+import AppleIDMock
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+
+/// A Sign in with Apple mock running inside the test process: `MockAppleID.run { mock in … }`
+/// starts it on a free port (`.live`, for a backend that calls it over HTTP at `mock.baseURL`) or
+/// without a port (`.router`, requests handed to the router directly), runs the body, and stops it.
+/// Helpers sign users in, make client secrets, trigger lifecycle events, move the mock's clock,
+/// read the request journal and wait for server-to-server notifications. Everything they do goes
+/// through the mock's own HTTP API, as the CLI server's users do.
+public struct MockAppleID: Sendable {
+    /// How the test reaches the mock.
+    public enum Transport: Sendable {
+        /// A real server on a free port of 127.0.0.1: `baseURL` is set.
+        case live
+        /// No port: requests go straight to the router (`baseURL` is `nil`).
+        case router
+    }
+
+    /// The issuer every identity token names, as Apple's do.
+    public static let issuer = "https://appleid.apple.com"
+
+    /// Where a backend under test reaches the mock (`http://127.0.0.1:<port>`), or `nil` without a port.
+    public let baseURL: String?
+
+    private let client: any TestClientProtocol
+
+    private init(client: any TestClientProtocol) {
+        self.client = client
+        self.baseURL = client.port.map { "http://127.0.0.1:\($0)" }
+    }
+
+    /// Starts a mock with `options`, runs `body` with it, and stops it (also when `body` throws).
+    public static func run<Value: Sendable>(
+        _ transport: Transport = .live, options: Options = Options(),
+        _ body: @Sendable (MockAppleID) async throws -> Value
+    ) async throws -> Value {
+        let configuration = ServerConfiguration(
+            port: 0, scenariosDirectory: options.scenariosDirectory, keysDirectory: options.keysDirectory,
+            scenario: options.scenario, logLevel: options.logLevel)
+        let clock = options.startingAt.map(MockClock.fixed(at:)) ?? MockClock()
+        let application = try await buildApplication(configuration: configuration, clock: clock)
+        let setup: TestingSetup =
+            switch transport {
+            case .live: .live
+            case .router: .router
+            }
+        return try await application.test(setup) { client in
+            try await body(MockAppleID(client: client))
+        }
+    }
+
+    /// Sends one request to the mock: any endpoint, Apple's or the control plane's. JSON bodies
+    /// go with `Content-Type: application/json`, forms with `application/x-www-form-urlencoded`.
+    public func send(
+        _ method: HTTPRequest.Method, _ path: String, body: Body? = nil, headers: [String: String] = [:]
+    ) async throws -> Answer {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            guard let name = HTTPField.Name(name) else { throw MockAppleIDError.invalidHeader(name) }
+            fields[name] = value
+        }
+        var buffer: ByteBuffer?
+        switch body {
+        case .json(let text):
+            fields[.contentType] = "application/json"
+            buffer = ByteBuffer(string: text)
+        case .form(let pairs):
+            fields[.contentType] = "application/x-www-form-urlencoded"
+            buffer = ByteBuffer(string: FormEncoding.encode(pairs))
+        case nil:
+            break
+        }
+        let response = try await client.execute(uri: path, method: method, headers: fields, body: buffer)
+        var headerValues: [String: String] = [:]
+        for field in response.headers { headerValues[field.name.canonicalName] = field.value }
+        return Answer(status: Int(response.status.code), headers: headerValues, body: String(buffer: response.body))
+    }
+
+    /// Sends a control-plane call and decodes its 2xx JSON answer; anything else throws
+    /// `MockAppleIDError.unexpectedAnswer` with the status and body.
+    func call<T: Decodable>(
+        _ method: HTTPRequest.Method, _ path: String, json: String? = nil, as type: T.Type
+    ) async throws -> T {
+        let answer = try await send(method, path, body: json.map(Body.json))
+        guard (200..<300).contains(answer.status) else {
+            throw MockAppleIDError.unexpectedAnswer(path: path, status: answer.status, body: answer.body)
+        }
+        return try Self.decoder.decode(T.self, from: Data(answer.body.utf8))
+    }
+
+    /// Dates as the control plane writes them: ISO 8601, with or without fractions of a second.
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            let formatter = ISO8601DateFormatter()
+            if let date = formatter.date(from: text) { return date }
+            formatter.formatOptions.insert(.withFractionalSeconds)
+            if let date = formatter.date(from: text) { return date }
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
+        }
+        return decoder
+    }()
+}

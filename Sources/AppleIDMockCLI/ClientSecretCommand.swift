@@ -25,16 +25,10 @@ struct ClientSecretCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let scenarios = try ScenarioLoader.loadDirectory(locations.resolvedScenariosDir)
-            guard let scenario = scenarios[locations.resolvedScenario] else {
-                throw ValidationError(
-                    "no scenario \"\(locations.resolvedScenario)\"; available: \(scenarios.keys.sorted().joined(separator: ", "))"
-                )
-            }
             print(
                 try await ClientSecretFactory.make(
-                    clientId: clientId, world: World(scenario: scenario), keysDirectory: locations.resolvedKeysDir,
-                    now: Date(),
+                    clientId: clientId, scenariosDirectory: locations.resolvedScenariosDir,
+                    scenario: locations.resolvedScenario, keysDirectory: locations.resolvedKeysDir, now: Date(),
                     lifetime: lifetime, keyId: keyId, teamId: team))
         } catch let error as ScenarioError {
             FileHandle.standardError.write(Data("\(error.description)\n".utf8))

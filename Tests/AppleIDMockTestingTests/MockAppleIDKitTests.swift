@@ -141,3 +141,17 @@ final class ReceivedPayloads: Sendable {
     func add(_ payload: String) { payloads.withLock { $0.append(payload) } }
     var all: [String] { payloads.withLock { $0 } }
 }
+
+/// The README's Swift example is `ReadmeExampleTests.swift`, character for character.
+@Suite("README example")
+struct ReadmeExampleDriftTests {
+    @Test("the README shows the example that runs")
+    func sameText() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let readme = try String(
+            contentsOf: folder.appendingPathComponent("../../README.md").standardizedFileURL, encoding: .utf8)
+        let example = try String(contentsOf: folder.appendingPathComponent("ReadmeExampleTests.swift"), encoding: .utf8)
+        let code = try #require(example.range(of: "import AppleIDMockTesting")).lowerBound
+        #expect(readme.contains("```swift\n" + example[code...] + "```\n"))
+    }
+}

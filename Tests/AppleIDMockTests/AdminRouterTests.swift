@@ -1,8 +1,9 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import AppleIDMock
 
 /// The control plane: scenario view and switching, settings, clock, consents, reset.
 @Suite("Control plane")

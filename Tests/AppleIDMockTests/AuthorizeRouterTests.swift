@@ -1,8 +1,9 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import AppleIDMock
 
 /// `/auth/authorize`: Apple's parameter rules, the consent page, and delivery by every mode.
 @Suite("Authorize")

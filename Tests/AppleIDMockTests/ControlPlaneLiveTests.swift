@@ -1,4 +1,3 @@
-import AppleIDMock
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
@@ -7,6 +6,8 @@ import JWTKit
 import Logging
 import NIOCore
 import Testing
+
+@testable import AppleIDMock
 
 /// The control plane against a running server: dropped connections, notifications made to order
 /// and the conformance table, faults on outgoing notifications, the wire-level hardening, the

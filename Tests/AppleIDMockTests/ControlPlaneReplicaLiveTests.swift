@@ -1,6 +1,7 @@
-import AppleIDMock
 import Foundation
 import Testing
+
+@testable import AppleIDMock
 
 /// The control plane on two replicas sharing PostgreSQL, and across a restart on SQLite: fault
 /// counts, rotated keys and the journal are the same whichever replica a call reaches.

@@ -1,9 +1,10 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
 import Testing
+
+@testable import AppleIDMock
 
 /// The control plane for QA and CI: fault rules, keys, the clock, minted tokens and the journal,
 /// driven over HTTP as a test suite or a tester drives them.

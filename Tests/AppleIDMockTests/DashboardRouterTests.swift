@@ -1,8 +1,9 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import AppleIDMock
 
 /// The QA dashboard as the server delivers it: its files from memory with a strict Content
 /// Security Policy, open without the admin token (the page asks for it), and `GET /__admin/users`,

@@ -1,6 +1,7 @@
-import AppleIDMock
 import Foundation
 import Testing
+
+@testable import AppleIDMock
 
 /// `sub` and relay addresses have Apple's shapes and are the same on every run.
 @Suite("Identifier derivation")

@@ -1,8 +1,9 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import AppleIDMock
 
 /// `/auth/keys`, `/.well-known/openid-configuration` and `/health`.
 @Suite("Keys and discovery")

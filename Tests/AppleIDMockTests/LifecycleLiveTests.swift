@@ -1,9 +1,10 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
 import Testing
+
+@testable import AppleIDMock
 
 /// Native sign-in, credential states and lifecycle events end to end: a live mock delivers signed
 /// notifications to a live receiver, which verifies each JWS against `/auth/keys`.

@@ -1,7 +1,8 @@
-import AppleIDMock
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+
+@testable import AppleIDMock
 
 /// HTTP to a server in another process (`HTTPClient.shared`): the control plane, and Apple's
 /// endpoints called as a relying party calls them.

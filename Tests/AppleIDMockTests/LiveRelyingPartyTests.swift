@@ -1,9 +1,10 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
 import Testing
+
+@testable import AppleIDMock
 
 /// A live server on a free port, used the way a relying party uses Apple: the whole web flow, with
 /// every id_token verified by jwt-kit's `AppleIdentityToken` against the keys fetched from

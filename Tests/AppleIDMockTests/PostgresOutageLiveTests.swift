@@ -1,6 +1,7 @@
-import AppleIDMock
 import Foundation
 import Testing
+
+@testable import AppleIDMock
 
 /// A PostgreSQL that goes away while the mock serves, and comes back: `/auth/*` and the control plane
 /// answer 503 naming the cause (at once, not after a wait per request), nothing is lost, and service

@@ -1,6 +1,7 @@
-import AppleIDMock
 import Foundation
 import Testing
+
+@testable import AppleIDMock
 
 /// Two `apple-id-mock` processes on one PostgreSQL database, as replicas behind a load balancer:
 /// they share codes, settings, the clock and the scenario, redeem a code exactly once however many

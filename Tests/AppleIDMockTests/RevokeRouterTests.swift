@@ -1,8 +1,9 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import AppleIDMock
 
 /// `/auth/revoke`: silent 200s, and revocation that ends the consent.
 @Suite("Revoke endpoint")

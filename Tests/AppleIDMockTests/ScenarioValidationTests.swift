@@ -1,6 +1,7 @@
-import AppleIDMock
 import Foundation
 import Testing
+
+@testable import AppleIDMock
 
 /// Scenario files are checked on load, with the file, JSON path and reason of every problem.
 @Suite("Scenario validation")

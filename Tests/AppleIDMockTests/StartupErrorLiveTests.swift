@@ -1,6 +1,7 @@
-import AppleIDMock
 import Foundation
 import Testing
+
+@testable import AppleIDMock
 
 /// `apple-id-mock serve` with a state store it cannot open: it exits non-zero at once with one line
 /// on stderr naming the store (any password masked) and the cause.

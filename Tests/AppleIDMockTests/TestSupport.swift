@@ -1,9 +1,10 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+
+@testable import AppleIDMock
 
 /// Paths, fixtures and request helpers shared by the test suites.
 enum Fixture {

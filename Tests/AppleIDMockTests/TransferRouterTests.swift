@@ -1,8 +1,9 @@
-import AppleIDMock
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import AppleIDMock
 
 /// App transfer between teams over HTTP: client-credentials tokens, `/auth/usermigrationinfo` for
 /// both teams, `transfer_sub` in id_tokens, credential state `transferred`, and the 60-day window.

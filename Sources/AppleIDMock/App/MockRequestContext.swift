@@ -3,8 +3,8 @@ import NIOCore
 
 /// The context of every request: Hummingbird's, plus the connection, so a fault rule can drop it
 /// without an answer, and the state in force, read once when the request starts.
-public struct MockRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+struct MockRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
     /// The request's connection.
     let channel: any Channel
     /// The state in force when the request started (set by `DueEventsMiddleware`; `nil` if the
@@ -16,7 +16,7 @@ public struct MockRequestContext: RequestContext {
     var parsedQuery: FormParameters?
     var parsedBody: FormParameters?
 
-    public init(source: ApplicationRequestContextSource) {
+    init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
     }

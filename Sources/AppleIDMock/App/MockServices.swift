@@ -2,23 +2,23 @@ import Foundation
 import Logging
 
 /// What every controller needs: the state, the journal, the configuration, and where the server is reached.
-public struct MockServices: Sendable {
+struct MockServices: Sendable {
     /// Scenarios, settings, clock and session, behind the store.
-    public let state: MockState
+    let state: MockState
     /// Buffers journal entries for the store.
-    public let journal: JournalRecorder
-    /// The configured public base URL (no trailing slash), or `nil` to use the request's Host.
-    public let publicBaseURL: String?
+    let journal: JournalRecorder
+    /// The configured base URL (no trailing slash), or `nil` to use the request's Host.
+    let publicBaseURL: String?
     /// The server's logger.
-    public let logger: Logger
+    let logger: Logger
     /// Where the bundled developer keys are, for `POST /__admin/client-secret`.
-    public let keysDirectory: String
+    let keysDirectory: String
     /// The token every `/__admin/*` call must bear, if set.
-    public let adminToken: String?
+    let adminToken: String?
     /// The interface the server is bound to (the `Host` check applies on loopback).
-    public let host: String
+    let host: String
     /// Whether the server answers HTTPS (`--tls`).
-    public let servesTLS: Bool
+    let servesTLS: Bool
 
     init(
         state: MockState, publicBaseURL: String?, keysDirectory: String, adminToken: String? = nil,
@@ -86,10 +86,10 @@ public struct MockServices: Sendable {
 /// What logs show of the services (ServiceLifecycle logs each service it starts, field by field
 /// unless told otherwise): names only, never the admin token.
 extension MockServices: CustomStringConvertible, CustomDebugStringConvertible {
-    public var description: String {
+    var description: String {
         "MockServices(host: \(host), tls: \(servesTLS), admin token: \(adminToken.map { "sha256:" + Fingerprint.of($0) } ?? "none"))"
     }
-    public var debugDescription: String { description }
+    var debugDescription: String { description }
 }
 
 extension HousekeepingService: CustomStringConvertible {

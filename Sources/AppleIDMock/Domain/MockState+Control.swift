@@ -5,14 +5,14 @@ extension MockState {
     // MARK: - Scenarios and settings
 
     /// The names of every scenario: the folder's and the uploaded ones.
-    public func scenarioNames() async throws -> [String] {
+    func scenarioNames() async throws -> [String] {
         let uploaded = try await store.transaction { try await $0.list(Spaces.uploadedScenarios).map(\.key) }
         return Set(catalog.bundled.keys).union(uploaded).sorted()
     }
 
     /// Makes `name` the active scenario: consents, codes, tokens, events and notifications are cleared
     /// and its schedule armed, in one step.
-    public func activate(_ name: String) async throws {
+    func activate(_ name: String) async throws {
         try await changeControl { control, _, transaction in
             let uploaded = try await transaction.get(Spaces.uploadedScenarios, name) != nil
             guard uploaded || self.catalog.bundled[name] != nil else {
@@ -29,7 +29,7 @@ extension MockState {
 
     /// Adds (or replaces) a scenario sent over HTTP, after the same checks as at start-up, and makes
     /// it active when asked. The active scenario is replaced only together with activating it.
-    public func install(json: String, name: String, activate: Bool) async throws {
+    func install(json: String, name: String, activate: Bool) async throws {
         _ = try catalog.parse(UploadedScenario(json: json), name: name)
         try await changeControl { control, _, transaction in
             if control.scenario == name && !activate {
@@ -55,7 +55,7 @@ extension MockState {
     }
 
     /// Applies a JSON patch to the active scenario's settings in one step (the session is kept).
-    public func patchSettings(_ patch: JSONValue) async throws -> MockSettings {
+    func patchSettings(_ patch: JSONValue) async throws -> MockSettings {
         let keyRing = catalog.keyRing
         return try await changeControl { control, active, _ in
             var reader = JSONReader()
@@ -82,7 +82,7 @@ extension MockState {
 
     /// Clears consents, codes, tokens, events and notifications and re-arms the scenario's schedule,
     /// in one step; deliveries under way are cut short.
-    public func reset() async throws {
+    func reset() async throws {
         try await changeControl { control, _, transaction in
             try await transaction.clear(Spaces.session)
             control = control.reset()
@@ -92,7 +92,7 @@ extension MockState {
     // MARK: - Clock
 
     /// What to do with the mock's clock.
-    public enum ClockChange: Sendable {
+    enum ClockChange: Sendable {
         case advance(seconds: Double)
         case set(Date)
         /// Back to the base clock, running.
@@ -104,7 +104,7 @@ extension MockState {
     /// Moves the mock's clock for every replica; false (and no change) if it would leave
     /// `MockClock.validRange`. Scheduled events that became due fire at once. A frozen clock stays
     /// frozen when moved, at the new instant.
-    public func moveClock(_ change: ClockChange) async throws -> Bool {
+    func moveClock(_ change: ClockChange) async throws -> Bool {
         let base = clock.now()
         let moved = try await changeControl { control, _, _ in
             let now = control.now(base: base)
@@ -132,7 +132,7 @@ extension MockState {
     // MARK: - Transfers
 
     /// Moves an app group to another team now; its migration window opens.
-    public func startTransfer(appGroupId: String, toTeam: String) async throws -> AppTransfer {
+    func startTransfer(appGroupId: String, toTeam: String) async throws -> AppTransfer {
         try await changeControl { control, active, _ in
             try Self.transfer(
                 appGroupId: appGroupId, toTeam: toTeam, at: active.now, in: active.world, control: &control)

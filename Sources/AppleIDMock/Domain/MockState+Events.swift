@@ -7,7 +7,7 @@ extension MockState {
     /// Applies the scenario's scheduled transfers and events that are due on the mock's clock, in one
     /// step; events that do not apply are logged as skipped. Returns the state in force afterwards.
     @discardableResult
-    public func fireDueEvents() async throws -> ActiveScenario {
+    func fireDueEvents() async throws -> ActiveScenario {
         let active = try await current()
         guard active.hasDueWork(at: active.now) else { return active }
         try await applyDueEvents()
@@ -64,7 +64,7 @@ extension MockState {
 
     /// Applies an event now (control plane), logs it and queues its notifications, in one step;
     /// throws when it does not apply.
-    public func applyNow(_ event: LifecycleEvent) async throws -> EventLogEntry {
+    func applyNow(_ event: LifecycleEvent) async throws -> EventLogEntry {
         try await changeControl { control, active, transaction in
             let now = active.now
             let drafts = try await Session(transaction: transaction).apply(event, world: active.world, now: now)
@@ -87,7 +87,7 @@ extension MockState {
     }
 
     /// The event log (oldest first) and the scheduled events still to come.
-    public func events() async throws -> (log: [EventLogEntry], upcoming: [ScheduledEvent]) {
+    func events() async throws -> (log: [EventLogEntry], upcoming: [ScheduledEvent]) {
         let active = try await current()
         let log = try await store.transaction { try await $0.list(Spaces.eventLog).map(\.value) }
         return (log, Array(active.upcomingEvents))

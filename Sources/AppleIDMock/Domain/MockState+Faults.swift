@@ -5,19 +5,19 @@ import Foundation
 /// 3 token calls" means the next 3 across all of them.
 extension MockState {
     /// A rule with how often it matched and fired.
-    public struct FaultStatus: Sendable {
-        public var rule: FaultRule
+    struct FaultStatus: Sendable {
+        var rule: FaultRule
         var counts: FaultCounts
         /// Matching calls so far.
-        public var matched: Int { counts.matched }
+        var matched: Int { counts.matched }
         /// Calls it fired on so far.
-        public var fired: Int { counts.fired }
+        var fired: Int { counts.fired }
         /// Calls it will still fire on (`nil`: no limit).
-        public var remaining: Int? { rule.times.map { max(0, $0 - counts.fired) } }
+        var remaining: Int? { rule.times.map { max(0, $0 - counts.fired) } }
     }
 
     /// Adds the rule described by `body`; 400 naming every problem, 409 past `FaultRuleReader.capacity`.
-    public func addFault(_ body: JSONValue) async throws -> FaultRule {
+    func addFault(_ body: JSONValue) async throws -> FaultRule {
         try await changeControl { control, active, _ in
             var reader = JSONReader()
             let rule = FaultRuleReader.read(
@@ -36,7 +36,7 @@ extension MockState {
     }
 
     /// Every rule in force, oldest first, with its counts.
-    public func faultStatuses() async throws -> [FaultStatus] {
+    func faultStatuses() async throws -> [FaultStatus] {
         let rules = try await current().control.faults
         guard !rules.isEmpty else { return [] }
         let counts = try await store.transaction { transaction in
@@ -47,7 +47,7 @@ extension MockState {
     }
 
     /// Removes the rule `id`; 404 if there is none.
-    public func deleteFault(_ id: String) async throws {
+    func deleteFault(_ id: String) async throws {
         try await changeControl { control, _, transaction in
             guard control.faults.contains(where: { $0.id == id }) else {
                 let ids = control.faults.map(\.id)
@@ -61,7 +61,7 @@ extension MockState {
     }
 
     /// Removes every rule; returns how many there were.
-    public func clearFaults() async throws -> Int {
+    func clearFaults() async throws -> Int {
         try await changeControl { control, _, transaction in
             let count = control.faults.count
             control.faults = []

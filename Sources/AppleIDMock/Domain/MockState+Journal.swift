@@ -61,7 +61,7 @@ extension MockState {
 
     /// The journal's entries that pass `query`, newest first (what this replica still buffers is
     /// written first).
-    public func journal(_ query: JournalQuery, recorder: JournalRecorder) async throws -> [JournalEntry] {
+    func journal(_ query: JournalQuery, recorder: JournalRecorder) async throws -> [JournalEntry] {
         try await flushJournal(recorder)
         let entries = try await store.transaction { try await $0.list(Spaces.journal).map(\.value) }
         return query.select(entries)
@@ -69,7 +69,7 @@ extension MockState {
 
     /// Empties the journal, here and for entries other replicas still buffer (anything older than
     /// now is never written); returns how many entries it held.
-    public func clearJournal(recorder: JournalRecorder) async throws -> Int {
+    func clearJournal(recorder: JournalRecorder) async throws -> Int {
         _ = recorder.drain()
         let watermark = recorder.nextId(at: Date())
         return try await changeControl { control, _, transaction in

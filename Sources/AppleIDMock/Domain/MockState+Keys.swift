@@ -5,14 +5,14 @@ import Foundation
 /// publishes the same keys.
 extension MockState {
     /// What to do with one key.
-    public enum KeyChange: String, Sendable, CaseIterable {
+    enum KeyChange: String, Sendable, CaseIterable {
         case publish, unpublish, sign
     }
 
     /// Makes a new RSA-2048 key, publishes it (unless `publish` is false) and signs with it; the keys
     /// published until now stay in the JWKS for `graceSeconds` (default: the `keyGraceSeconds`
     /// setting) on the mock's clock. Returns the new `kid`.
-    public func rotateKey(graceSeconds: Int?, publish: Bool) async throws -> String {
+    func rotateKey(graceSeconds: Int?, publish: Bool) async throws -> String {
         let made = try GeneratedKey.make()
         try await changeControl { control, active, transaction in
             var roster = control.keys ?? self.defaultRoster(settings: active.world.settings)
@@ -29,7 +29,7 @@ extension MockState {
     }
 
     /// Publishes, unpublishes or signs with `kid`.
-    public func changeKey(_ kid: String, _ change: KeyChange) async throws {
+    func changeKey(_ kid: String, _ change: KeyChange) async throws {
         try await changeControl { control, active, _ in
             var roster = control.keys ?? self.defaultRoster(settings: active.world.settings)
             try Self.refusing {
@@ -44,7 +44,7 @@ extension MockState {
     }
 
     /// Deletes a generated key that does not sign.
-    public func deleteKey(_ kid: String) async throws {
+    func deleteKey(_ kid: String) async throws {
         try await changeControl { control, active, transaction in
             var roster = control.keys ?? self.defaultRoster(settings: active.world.settings)
             try Self.refusing { try roster.delete(kid) }
@@ -55,7 +55,7 @@ extension MockState {
     }
 
     /// Back to the bundled keys, all published, signing as the settings say; generated keys go.
-    public func restoreBundledKeys() async throws {
+    func restoreBundledKeys() async throws {
         try await changeControl { control, _, transaction in
             try await transaction.clear([Spaces.generatedKeys.name])
             // A patch naming a generated key would name a key that is gone.

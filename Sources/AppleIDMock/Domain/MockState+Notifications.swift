@@ -27,17 +27,17 @@ extension MockState {
     }
 
     /// Every notification in the outbox, oldest first.
-    public func notifications() async throws -> [NotificationRecord] {
+    func notifications() async throws -> [NotificationRecord] {
         try await store.transaction { try await $0.list(Spaces.outbox).map(\.value) }
     }
 
     /// One notification.
-    public func notification(_ id: String) async throws -> NotificationRecord? {
+    func notification(_ id: String) async throws -> NotificationRecord? {
         try await store.transaction { try await $0.get(Spaces.outbox, id) }
     }
 
     /// Queues a notification for delivery again (keeping its attempt history).
-    public func redeliver(_ id: String) async throws -> NotificationRecord {
+    func redeliver(_ id: String) async throws -> NotificationRecord {
         try await store.transaction { transaction in
             guard var record = try await transaction.get(Spaces.outbox, id) else {
                 throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"")

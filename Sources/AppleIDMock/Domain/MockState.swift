@@ -5,7 +5,7 @@ import Synchronization
 /// The one owner of the mock's mutable state. Every change is one step on the store (memory, SQLite
 /// or PostgreSQL); the rules are `Session` and `GrantRules`. Requests read the control record when
 /// they start, so what the control plane changed through any replica is in force for them.
-public final class MockState: Sendable {
+final class MockState: Sendable {
     let store: any StateStore
     let catalog: ScenarioCatalog
     /// The base clock; the control record's offset is added on top.
@@ -67,7 +67,7 @@ public final class MockState: Sendable {
     // MARK: - Reading
 
     /// The state in force now (the world is rebuilt only when the control record changed).
-    public func current() async throws -> ActiveScenario {
+    func current() async throws -> ActiveScenario {
         let known = cached.withLock { $0 }
         let (revision, value) = try await store.control(ifChangedFrom: known?.revision)
         if let known, value == nil { return known }
@@ -139,7 +139,7 @@ public final class MockState: Sendable {
 
     /// Runs `body` on the session as one step of the store, in the world `active` (refused if a reset
     /// or switch came in between).
-    public func withSession<T: Sendable>(
+    func withSession<T: Sendable>(
         _ active: ActiveScenario, _ body: @escaping @Sendable (Session, World) async throws -> T
     ) async throws -> T {
         try await store.transaction { transaction in

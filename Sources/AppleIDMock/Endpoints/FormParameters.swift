@@ -2,12 +2,12 @@ import Foundation
 
 /// `application/x-www-form-urlencoded` parameters (a body or a query string), keeping duplicates so
 /// they can be refused as Apple refuses them.
-public struct FormParameters: Sendable {
+struct FormParameters: Sendable {
     /// The name/value pairs in order.
-    public let pairs: [(name: String, value: String)]
+    let pairs: [(name: String, value: String)]
 
     /// Why a form could not be read.
-    public enum Problem: Error, Sendable, Equatable {
+    enum Problem: Error, Sendable, Equatable {
         /// A byte sequence that is not valid percent-encoding or UTF-8.
         case malformedEncoding
         /// A parameter sent more than once.
@@ -15,7 +15,7 @@ public struct FormParameters: Sendable {
     }
 
     /// Parses `name=value&…`; `+` is a space.
-    public init(encoded text: Substring) throws(Problem) {
+    init(encoded text: Substring) throws(Problem) {
         var text = text
         let pairs = text.withUTF8 { bytes -> [(name: String, value: String)]? in
             var pairs: [(name: String, value: String)] = []
@@ -39,7 +39,7 @@ public struct FormParameters: Sendable {
         self.pairs = pairs
     }
 
-    public init(encoded text: String) throws(Problem) {
+    init(encoded text: String) throws(Problem) {
         try self.init(encoded: text[...])
     }
 
@@ -88,37 +88,37 @@ public struct FormParameters: Sendable {
     }
 
     /// The single value of `name` (`nil` if absent); throws if it was sent twice.
-    public func value(_ name: String) throws(Problem) -> String? {
+    func value(_ name: String) throws(Problem) -> String? {
         let values = pairs.filter { $0.name == name }
         guard values.count <= 1 else { throw .duplicate(name) }
         return values.first?.value
     }
 
     /// The first value of `name`, duplicates or not (for the journal, which records what was sent).
-    public func first(_ name: String) -> String? {
+    func first(_ name: String) -> String? {
         pairs.first { $0.name == name }?.value
     }
 
     /// The value of `name`, treating an empty value as absent.
-    public func nonEmpty(_ name: String) throws(Problem) -> String? {
+    func nonEmpty(_ name: String) throws(Problem) -> String? {
         guard let value = try value(name), !value.isEmpty else { return nil }
         return value
     }
 
     /// The first parameter name that appears more than once.
-    public var firstDuplicate: String? {
+    var firstDuplicate: String? {
         var seen = Set<String>()
         return pairs.first { !seen.insert($0.name).inserted }?.name
     }
 
     /// These parameters followed by those of `other` whose names are not already present.
-    public func merging(fallback other: FormParameters) -> FormParameters {
+    func merging(fallback other: FormParameters) -> FormParameters {
         let names = Set(pairs.map(\.name))
         return FormParameters(pairs: pairs + other.pairs.filter { !names.contains($0.name) })
     }
 
     /// Encodes pairs as a query string or form body.
-    public static func encode(_ pairs: [(String, String)]) -> String {
+    static func encode(_ pairs: [(String, String)]) -> String {
         pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
     }
 

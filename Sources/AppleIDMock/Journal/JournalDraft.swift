@@ -4,9 +4,9 @@ import Synchronization
 /// What the handlers of one `/auth/*` request learn for its journal entry (the user, the client
 /// secret's key, why it was refused, what it handed out), reachable from anywhere in the request
 /// as `JournalDraft.current`, and turned into a `JournalEntry` when the answer is known.
-public final class JournalDraft: Sendable {
+final class JournalDraft: Sendable {
     /// The draft of the request being handled, if it is journaled.
-    @TaskLocal public static var current: JournalDraft?
+    @TaskLocal static var current: JournalDraft?
 
     /// What has been noted.
     struct Notes: Sendable {
@@ -22,10 +22,10 @@ public final class JournalDraft: Sendable {
 
     private let notes = Mutex(Notes())
 
-    public init() {}
+    init() {}
 
     /// The user and subject the request was about.
-    public func note(userKey: String?, sub: String? = nil) {
+    func note(userKey: String?, sub: String? = nil) {
         notes.withLock {
             $0.userKey = userKey ?? $0.userKey
             $0.sub = sub ?? $0.sub
@@ -33,7 +33,7 @@ public final class JournalDraft: Sendable {
     }
 
     /// The client secret's `kid` and the team that owns that key.
-    public func note(secretKeyId: String, teamId: String?) {
+    func note(secretKeyId: String, teamId: String?) {
         notes.withLock {
             $0.secretKeyId = secretKeyId
             $0.secretTeamId = teamId
@@ -41,7 +41,7 @@ public final class JournalDraft: Sendable {
     }
 
     /// Why the request was refused (Apple's code and the mock's reason).
-    public func note(refusal code: String, reason: String?) {
+    func note(refusal code: String, reason: String?) {
         notes.withLock { $0.refusal = (code, reason) }
     }
 
@@ -54,7 +54,7 @@ public final class JournalDraft: Sendable {
     }
 
     /// A token or code the answer hands out (kept as a fingerprint).
-    public func note(issued name: String, _ value: String) {
+    func note(issued name: String, _ value: String) {
         notes.withLock { $0.issued[name] = Fingerprint.of(value) }
     }
 

@@ -1,22 +1,22 @@
 import Foundation
 
 /// The filters of `GET /__admin/journal`: which entries to show, newest first.
-public struct JournalQuery: Sendable {
-    public var endpoint: String?
-    public var clientId: String?
+struct JournalQuery: Sendable {
+    var endpoint: String?
+    var clientId: String?
     /// A user key or a `sub`.
-    public var user: String?
+    var user: String?
     /// `ok`, `error` (anything else), or one outcome such as `invalid_grant`.
-    public var outcome: String?
+    var outcome: String?
     /// Only entries at or after this instant on the mock's clock.
-    public var since: Date?
+    var since: Date?
     /// At most this many entries.
-    public var limit = 100
+    var limit = 100
 
-    public init() {}
+    init() {}
 
     /// Whether `entry` passes every filter.
-    public func admits(_ entry: JournalEntry) -> Bool {
+    func admits(_ entry: JournalEntry) -> Bool {
         if let endpoint, entry.endpoint != endpoint { return false }
         if let clientId, entry.clientId != clientId { return false }
         if let user, entry.userKey != user, entry.sub != user { return false }
@@ -32,7 +32,7 @@ public struct JournalQuery: Sendable {
     }
 
     /// The entries that pass, newest first, at most `limit`.
-    public func select(_ entries: [JournalEntry]) -> [JournalEntry] {
+    func select(_ entries: [JournalEntry]) -> [JournalEntry] {
         Array(entries.filter(admits).sorted { $0.id > $1.id }.prefix(limit))
     }
 }

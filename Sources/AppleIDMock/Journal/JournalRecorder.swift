@@ -4,7 +4,7 @@ import Synchronization
 /// Collects journal entries without making the request wait: entries are buffered here and written
 /// to the store in batches (by `JournalService`, and before every journal read). The buffer is
 /// bounded; past it the oldest unwritten entries are dropped and counted.
-public final class JournalRecorder: Sendable {
+final class JournalRecorder: Sendable {
     /// The most entries waiting to be written.
     static let bufferLimit = 10_000
 
@@ -19,7 +19,7 @@ public final class JournalRecorder: Sendable {
     /// Tells this replica's entries apart from another's written in the same microsecond.
     private let replica = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
-    public init() {}
+    init() {}
 
     /// A new id that sorts by wall-clock time.
     func nextId(at wallTime: Date) -> String {

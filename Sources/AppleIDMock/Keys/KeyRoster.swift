@@ -2,63 +2,63 @@ import Foundation
 
 /// The signing keys once the control plane changed them: which keys exist, which are published in
 /// `/auth/keys` (and until when), and which one signs. Pure rules; `MockState` stores the result.
-public struct KeyRoster: Codable, Sendable, Equatable {
+struct KeyRoster: Codable, Sendable, Equatable {
     /// One key of the roster.
-    public struct Entry: Codable, Sendable, Equatable {
+    struct Entry: Codable, Sendable, Equatable {
         /// Where the private half lives.
-        public enum Origin: String, Codable, Sendable {
+        enum Origin: String, Codable, Sendable {
             /// A PEM file in `keys/signing/`.
             case bundled
             /// Made by `POST /__admin/keys/rotate`; the private half is in the store.
             case generated
         }
 
-        public var kid: String
-        public var origin: Origin
+        var kid: String
+        var origin: Origin
         /// Whether the key is in the JWKS (until `retiresAt`, if set).
-        public var published: Bool
+        var published: Bool
         /// When it was made (mock clock); `nil` for bundled keys.
-        public var createdAt: Date?
+        var createdAt: Date?
         /// When it leaves the JWKS (mock clock): the end of its grace period after a rotation.
-        public var retiresAt: Date?
+        var retiresAt: Date?
 
         /// Whether the key is in the JWKS at `now`.
-        public func isPublished(at now: Date) -> Bool {
+        func isPublished(at now: Date) -> Bool {
             published && (retiresAt.map { now < $0 } ?? true)
         }
     }
 
     /// Why a change to the roster was refused.
-    public struct Refusal: Error, Sendable {
+    struct Refusal: Error, Sendable {
         /// Whether the key named does not exist (404) or the change does not apply (409).
-        public var unknownKey: Bool
-        public var message: String
+        var unknownKey: Bool
+        var message: String
         /// The capacity, when the roster is full.
-        public var limit: Int?
+        var limit: Int?
     }
 
     /// The most keys a roster holds; a rotation first drops keys whose grace period ended.
-    public static let capacity = 12
+    static let capacity = 12
 
     /// Every key, oldest first.
-    public var entries: [Entry]
+    var entries: [Entry]
     /// The key that signs id_tokens and notifications.
-    public var signingKid: String
+    var signingKid: String
 
     /// The bundled keys, all published, with `signingKid` signing.
-    public static func bundled(_ ring: SigningKeyRing, signingKid: String) -> KeyRoster {
+    static func bundled(_ ring: SigningKeyRing, signingKid: String) -> KeyRoster {
         KeyRoster(
             entries: ring.keys.map { Entry(kid: $0.kid, origin: .bundled, published: true) }, signingKid: signingKid)
     }
 
     /// The bundled keys, all published, signing with `settings.signingKeyId` or the first by name:
     /// the keys before the control plane changes any.
-    public static func bundled(_ ring: SigningKeyRing, settings: MockSettings) -> KeyRoster {
+    static func bundled(_ ring: SigningKeyRing, settings: MockSettings) -> KeyRoster {
         bundled(ring, signingKid: settings.signingKeyId.flatMap(ring.key)?.kid ?? ring.keys[0].kid)
     }
 
     /// The entry for `kid`, or a refusal naming the keys there are.
-    public func entry(_ kid: String) throws(Refusal) -> Entry {
+    func entry(_ kid: String) throws(Refusal) -> Entry {
         guard let entry = entries.first(where: { $0.kid == kid }) else {
             throw Refusal(
                 unknownKey: true,
@@ -70,7 +70,7 @@ public struct KeyRoster: Codable, Sendable, Equatable {
     /// Adds `kid` (published unless `publish` is false) and signs with it; the keys published until
     /// now stay in the JWKS for `grace` on the mock's clock. Keys whose grace period has ended are
     /// dropped; returns the generated ones dropped (their private halves go too).
-    public mutating func rotate(to kid: String, now: Date, grace: TimeInterval, publish: Bool) throws(Refusal)
+    mutating func rotate(to kid: String, now: Date, grace: TimeInterval, publish: Bool) throws(Refusal)
         -> [String]
     {
         let dropped = entries.filter { entry in
@@ -95,7 +95,7 @@ public struct KeyRoster: Codable, Sendable, Equatable {
     }
 
     /// Puts `kid` in the JWKS with no end date.
-    public mutating func publish(_ kid: String) throws(Refusal) {
+    mutating func publish(_ kid: String) throws(Refusal) {
         _ = try entry(kid)
         update(kid) {
             $0.published = true
@@ -104,7 +104,7 @@ public struct KeyRoster: Codable, Sendable, Equatable {
     }
 
     /// Takes `kid` out of the JWKS (it may still sign: a backend then meets an unknown `kid`).
-    public mutating func unpublish(_ kid: String) throws(Refusal) {
+    mutating func unpublish(_ kid: String) throws(Refusal) {
         _ = try entry(kid)
         update(kid) {
             $0.published = false
@@ -113,13 +113,13 @@ public struct KeyRoster: Codable, Sendable, Equatable {
     }
 
     /// Signs with `kid` from now on, published or not.
-    public mutating func sign(with kid: String) throws(Refusal) {
+    mutating func sign(with kid: String) throws(Refusal) {
         _ = try entry(kid)
         signingKid = kid
     }
 
     /// Removes a generated key that does not sign.
-    public mutating func delete(_ kid: String) throws(Refusal) {
+    mutating func delete(_ kid: String) throws(Refusal) {
         let entry = try entry(kid)
         guard entry.origin == .generated else {
             throw Refusal(unknownKey: false, message: "\(kid) is a bundled key: unpublish it instead")

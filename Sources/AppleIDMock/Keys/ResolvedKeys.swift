@@ -3,9 +3,9 @@ import NIOCore
 
 /// The keys a request works with: the one that signs, and every key of the roster with its public
 /// half, to build the JWKS at the mock's current instant.
-public struct ResolvedKeys: Sendable {
+struct ResolvedKeys: Sendable {
     /// The key that signs id_tokens and notifications.
-    public let signing: SigningKey
+    let signing: SigningKey
     /// Every key with its roster entry, oldest first.
     let entries: [(entry: KeyRoster.Entry, key: SigningKey)]
 
@@ -16,8 +16,8 @@ public struct ResolvedKeys: Sendable {
             signing: ring.key(roster.signingKid) ?? ring.keys[0], entries: entries)
     }
 
-    /// The public keys in `/auth/keys` at `now`.
-    public func published(at now: Date) -> [PublicJWK] {
+    /// The keys in `/auth/keys` at `now`.
+    func published(at now: Date) -> [PublicJWK] {
         entries.filter { $0.entry.isPublished(at: now) }.map(\.key.jwk)
     }
 

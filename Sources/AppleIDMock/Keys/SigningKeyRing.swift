@@ -3,15 +3,15 @@ import CryptoExtras
 import Foundation
 
 /// One RS256 key that signs id_tokens and notifications, with its public JWK.
-public struct SigningKey: Sendable {
+struct SigningKey: Sendable {
     /// The `kid` (the PEM file's name).
-    public let kid: String
-    /// The private half (swift-crypto's: its public key, and signatures made on purpose the slow way).
+    let kid: String
+    /// The private half (swift-crypto's: its key, and signatures made on purpose the slow way).
     let privateKey: _RSA.Signing.PrivateKey
     /// The same key in OpenSSL, which makes every signature of tokens and notifications.
     let signer: OpenSSLRSASigner
-    /// The public half as it appears in `/auth/keys`.
-    public let jwk: PublicJWK
+    /// The half as it appears in `/auth/keys`.
+    let jwk: PublicJWK
     /// Apple's JWS header for this key, base64url-encoded, followed by the `.`.
     let encodedHeader: String
     /// `jwk` as Apple's JSON (sorted keys), encoded once for the JWKS.
@@ -19,22 +19,22 @@ public struct SigningKey: Sendable {
 }
 
 /// An entry of Apple's JWKS: the five fields Apple publishes plus `use`.
-public struct PublicJWK: Sendable, Codable, Equatable {
-    public let kty: String
-    public let kid: String
-    public let use: String
-    public let alg: String
-    public let n: String
-    public let e: String
+struct PublicJWK: Sendable, Codable, Equatable {
+    let kty: String
+    let kid: String
+    let use: String
+    let alg: String
+    let n: String
+    let e: String
 }
 
 /// The RS256 keys loaded from `keys/signing/*.pem` (PKCS#1 or PKCS#8, 2048 bits or more), by `kid`.
-public struct SigningKeyRing: Sendable {
+struct SigningKeyRing: Sendable {
     /// All keys, sorted by `kid`.
-    public let keys: [SigningKey]
+    let keys: [SigningKey]
 
     /// Loads `<keysDirectory>/signing/*.pem`; the file name (without `.pem`) is the `kid`.
-    public static func load(keysDirectory: String) throws(ScenarioError) -> SigningKeyRing {
+    static func load(keysDirectory: String) throws(ScenarioError) -> SigningKeyRing {
         let directory = (keysDirectory as NSString).appendingPathComponent("signing")
         let files: [String]
         do {
@@ -65,7 +65,7 @@ public struct SigningKeyRing: Sendable {
     }
 
     /// The key with `kid`, if loaded.
-    public func key(_ kid: String) -> SigningKey? {
+    func key(_ kid: String) -> SigningKey? {
         keys.first { $0.kid == kid }
     }
 }
@@ -88,7 +88,7 @@ extension SigningKey {
     }
 
     /// Signs `payload` as a compact JWS with Apple's header, `{"kid":"…","alg":"RS256"}` (no `typ`).
-    public func sign(payload: Data) throws -> String {
+    func sign(payload: Data) throws -> String {
         let signingInput = encodedHeader + payload.base64URLEncoded
         let signature = try signer.sign(Data(signingInput.utf8))
         return signingInput + "." + Data(signature).base64URLEncoded

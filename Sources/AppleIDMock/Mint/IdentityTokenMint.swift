@@ -2,12 +2,12 @@ import Foundation
 
 /// Mints identity tokens to order (see `IdentityTokenOrder`), with the world's claims and keys. Pure:
 /// nothing is stored, so a minted token leaves the mock's state as it was.
-public enum IdentityTokenMint {
+enum IdentityTokenMint {
     /// The forged `iss`: starts like Apple's, so a prefix check lets it through.
     static let forgedIssuer = "https://appleid.apple.com.forged.example"
 
     /// Mints `order` at `now`; `consent` is the user's stored consent for the client's app group, if any.
-    public static func mint(
+    static func mint(
         _ order: IdentityTokenOrder, world: World, keys: ResolvedKeys, consent stored: Consent?, now: Date
     ) throws -> MintedToken {
         let name = world.scenario.name

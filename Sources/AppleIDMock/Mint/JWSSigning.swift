@@ -14,8 +14,8 @@ enum JWSSigning: Sendable {
     case badSignature(SigningKey)
     /// `{"kid":…,"alg":"none"}` and an empty signature.
     case none(kid: String)
-    /// `{"kid":…,"alg":"HS256"}`, an HMAC whose secret is the RSA public key as PEM text
-    /// (algorithm confusion: a library that takes `alg` from the token verifies it with the public key).
+    /// `{"kid":…,"alg":"HS256"}`, an HMAC whose secret is the RSA key as PEM text
+    /// (algorithm confusion: a library that takes `alg` from the token verifies it with the key).
     case hs256WithPublicKey(SigningKey)
 
     /// The compact JWS of `payload`.
@@ -41,7 +41,7 @@ enum JWSSigning: Sendable {
         }
     }
 
-    /// The public half of `key` as a PEM file holds it (SPKI, with a final newline): the secret a
+    /// The half of `key` as a PEM file holds it (SPKI, with a final newline): the secret a
     /// confused verifier uses.
     static func publicKeyPEM(_ key: SigningKey) -> String {
         key.privateKey.publicKey.pemRepresentation + "\n"

@@ -2,9 +2,9 @@ import Foundation
 
 /// Server-to-server notifications made to order, valid or with one defect a receiver must reject,
 /// as the JWS that is posted in `{"payload": …}`. Pure: nothing is queued or stored.
-public enum NotificationForgery {
+enum NotificationForgery {
     /// The one thing wrong with a notification.
-    public enum Defect: String, Sendable, CaseIterable {
+    enum Defect: String, Sendable, CaseIterable {
         /// The signature's bytes altered.
         case badSignature = "bad-signature"
         /// `exp` a day ago.
@@ -22,7 +22,7 @@ public enum NotificationForgery {
     }
 
     /// The signed notification of `kind` about `userKey` for `appGroupId`, with `defect` if given.
-    public static func make(
+    static func make(
         kind: LifecycleEvent.Kind, userKey: String, appGroupId: String, defect: Defect?, world: World,
         keys: ResolvedKeys, now: Date
     ) throws -> MintedToken {

@@ -2,9 +2,9 @@ import Foundation
 
 /// One server-to-server notification in the outbox: its claims (signed at each delivery attempt with
 /// the key in force), where it goes, and every attempt so far.
-public struct NotificationRecord: Sendable, Codable {
+struct NotificationRecord: Sendable, Codable {
     /// Where a notification stands.
-    public enum Status: String, Sendable, Codable {
+    enum Status: String, Sendable, Codable {
         /// Waiting for its next attempt.
         case pending
         /// An attempt is under way (by the replica holding the lease).
@@ -18,32 +18,32 @@ public struct NotificationRecord: Sendable, Codable {
     }
 
     /// One delivery attempt (wall-clock time: delivery is real network traffic).
-    public struct Attempt: Sendable, Codable {
-        public var startedAt: Date
-        public var durationMilliseconds: Int
+    struct Attempt: Sendable, Codable {
+        var startedAt: Date
+        var durationMilliseconds: Int
         /// The HTTP status, or nil when the connection failed or timed out.
-        public var httpStatus: Int?
+        var httpStatus: Int?
         /// `delivered`, `http 503`, or the connection error.
-        public var outcome: String
+        var outcome: String
     }
 
     /// The JWT's `jti`.
-    public var id: String
-    public var appGroupId: String
-    public var url: String?
+    var id: String
+    var appGroupId: String
+    var url: String?
     /// The event type as sent.
-    public var type: String
-    public var sub: String
+    var type: String
+    var sub: String
     /// The JWT's claims, signed when sent.
     var claims: NotificationClaims
     /// The JWS as last posted (`nil` until the first attempt).
-    public var payload: String?
+    var payload: String?
     /// When it was produced, on the mock's clock.
-    public var createdAt: Date
-    public var status: Status
-    public var attempts: [Attempt]
+    var createdAt: Date
+    var status: Status
+    var attempts: [Attempt]
     /// When the next attempt is due (wall clock).
-    public var nextAttemptAt: Date?
+    var nextAttemptAt: Date?
     /// The claim of the delivery under way: only its holder records the outcome.
     var lease: String?
     /// The epoch it was produced in.
@@ -73,12 +73,12 @@ public struct NotificationRecord: Sendable, Codable {
     }
 
     /// How retries are paced.
-    public struct RetryPolicy: Sendable {
-        public var maxAttempts: Int
-        public var initialDelay: Double
-        public var maxDelay: Double
+    struct RetryPolicy: Sendable {
+        var maxAttempts: Int
+        var initialDelay: Double
+        var maxDelay: Double
 
-        public init(settings: MockSettings) {
+        init(settings: MockSettings) {
             maxAttempts = settings.notificationMaxAttempts
             initialDelay = Double(settings.notificationRetryInitialMilliseconds) / 1000
             maxDelay = Double(settings.notificationRetryMaxMilliseconds) / 1000

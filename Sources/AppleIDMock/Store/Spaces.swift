@@ -1,19 +1,19 @@
 import Foundation
 
 /// Every space of the mock's state.
-public enum Spaces {
+enum Spaces {
     /// A user's consent per app group; key `user\u{1F}group`.
-    public static let consents = StoreSpace<Consent>("consent")
+    static let consents = StoreSpace<Consent>("consent")
     /// Deleted Apple Accounts; key: the user.
     static let deletedAccounts = StoreSpace<Marker>("deleted_account")
     /// (user, group) pairs whose relay forwarding is off; key `user\u{1F}group`.
     static let relayOff = StoreSpace<Marker>("relay_off")
     /// Authorization codes; key: the code.
-    public static let codes = StoreSpace<AuthorizationCodeRecord>("code")
+    static let codes = StoreSpace<AuthorizationCodeRecord>("code")
     /// Access tokens; key: the token.
-    public static let accessTokens = StoreSpace<AccessTokenRecord>("access_token")
+    static let accessTokens = StoreSpace<AccessTokenRecord>("access_token")
     /// Refresh tokens; key: the token.
-    public static let refreshTokens = StoreSpace<RefreshTokenRecord>("refresh_token")
+    static let refreshTokens = StoreSpace<RefreshTokenRecord>("refresh_token")
     /// `client_credentials` tokens for user migration; key: the token.
     static let migrationTokens = StoreSpace<MigrationTokenRecord>("migration_token")
     /// User access tokens already spent on a migration call; key: the token.
@@ -29,9 +29,9 @@ public enum Spaces {
     /// The request journal; key: the entry id, in time order.
     static let journal = StoreSpace<JournalEntry>("journal")
     /// The lifecycle event log; key: the entry id, in insertion order.
-    public static let eventLog = StoreSpace<EventLogEntry>("event_log")
+    static let eventLog = StoreSpace<EventLogEntry>("event_log")
     /// Server-to-server notifications and their attempts; key: the `jti`, in insertion order.
-    public static let outbox = StoreSpace<NotificationRecord>("outbox")
+    static let outbox = StoreSpace<NotificationRecord>("outbox")
 
     /// The spaces a reset or scenario switch empties.
     static let session: [String] = [

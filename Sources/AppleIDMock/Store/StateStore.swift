@@ -2,7 +2,7 @@ import Foundation
 
 /// Where the mock's mutable state lives: in memory, in one SQLite file, or in PostgreSQL shared by
 /// replicas. The store only keeps entries and runs atomic steps; the rules live in `Domain/`.
-public protocol StateStore: Sendable {
+protocol StateStore: Sendable {
     /// Runs `body` as one atomic step and returns its result (see `StateTransaction`).
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
         async throws

@@ -2,15 +2,15 @@ import Foundation
 
 /// How an entry is filed besides its value: when it dies on the mock's clock, when work on it is
 /// due on the wall clock, and the group it dies with (the consent a grant came from).
-public struct EntryIndex: Sendable, Equatable {
+struct EntryIndex: Sendable, Equatable {
     /// The sweep deletes the entry once the mock's clock passes this.
-    public var expiresAt: Date?
+    var expiresAt: Date?
     /// The entry is due for work (a notification to deliver) from this wall-clock instant.
-    public var dueAt: Date?
+    var dueAt: Date?
     /// `deleteGroup` deletes every entry of this group at once.
-    public var group: String?
+    var group: String?
 
-    public init(expiresAt: Date? = nil, dueAt: Date? = nil, group: String? = nil) {
+    init(expiresAt: Date? = nil, dueAt: Date? = nil, group: String? = nil) {
         self.expiresAt = expiresAt
         self.dueAt = dueAt
         self.group = group
@@ -20,7 +20,7 @@ public struct EntryIndex: Sendable, Equatable {
 /// One atomic step on a store: reads see the step's own writes, and nothing is written unless the
 /// whole step succeeds. A store may run the step again after a conflict with another replica, so a
 /// step has no effect outside the store.
-public protocol StateTransaction: AnyObject {
+protocol StateTransaction: AnyObject {
     /// The value at `key`, if any.
     func get<Value>(_ space: StoreSpace<Value>, _ key: String) async throws -> Value?
     /// Writes `value` at `key` with its index (replacing any value there).
@@ -42,17 +42,17 @@ public protocol StateTransaction: AnyObject {
 
 extension StateTransaction {
     /// Writes many unindexed values, in order (a store may do it in one statement).
-    public func putAll<Value>(_ space: StoreSpace<Value>, _ entries: [(key: String, value: Value)]) async throws {
+    func putAll<Value>(_ space: StoreSpace<Value>, _ entries: [(key: String, value: Value)]) async throws {
         for entry in entries { try await put(space, entry.key, entry.value) }
     }
 
     /// Writes `value` without index.
-    public func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value) async throws {
+    func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value) async throws {
         try await put(space, key, value, index: EntryIndex())
     }
 
     /// Every entry of `space`, oldest first.
-    public func list<Value>(_ space: StoreSpace<Value>) async throws -> [(key: String, value: Value)] {
+    func list<Value>(_ space: StoreSpace<Value>) async throws -> [(key: String, value: Value)] {
         try await list(space, prefix: "")
     }
 }

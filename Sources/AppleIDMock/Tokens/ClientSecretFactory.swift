@@ -21,13 +21,31 @@ public enum ClientSecretFactory {
     }
 
     /// The path of a developer key's private half.
-    public static func privateKeyPath(keyId: String, keysDirectory: String) -> String {
+    static func privateKeyPath(keyId: String, keysDirectory: String) -> String {
         ((keysDirectory as NSString).appendingPathComponent("developer") as NSString)
             .appendingPathComponent("AuthKey_\(keyId).p8")
     }
 
-    /// A secret for `clientId` signed with the first key of its team whose `.p8` is in `keysDirectory`.
+    /// A secret for `clientId` of scenario `scenario` in `scenariosDirectory` (`apple-id-mock
+    /// client-secret`), signed with the first key of its team whose `.p8` is in `keysDirectory`.
+    /// Throws `ScenarioError` for scenario files with problems, `Failure` for anything else.
     public static func make(
+        clientId: String, scenariosDirectory: String, scenario name: String, keysDirectory: String, now: Date,
+        lifetime: Int = 3_600, keyId: String? = nil, teamId: String? = nil
+    ) async throws -> String {
+        let scenarios = try ScenarioLoader.loadDirectory(scenariosDirectory)
+        guard let scenario = scenarios[name] else {
+            throw Failure(
+                description:
+                    "no scenario \"\(name)\"; available: \(scenarios.keys.sorted().joined(separator: ", "))")
+        }
+        return try await make(
+            clientId: clientId, world: World(scenario: scenario), keysDirectory: keysDirectory, now: now,
+            lifetime: lifetime, keyId: keyId, teamId: teamId)
+    }
+
+    /// A secret for `clientId` signed with the first key of its team whose `.p8` is in `keysDirectory`.
+    static func make(
         clientId: String, world: World, keysDirectory: String, now: Date, lifetime: Int = 3_600, keyId: String? = nil,
         teamId: String? = nil
     ) async throws -> String {

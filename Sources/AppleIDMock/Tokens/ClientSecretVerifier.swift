@@ -6,11 +6,11 @@ import JWTKit
 /// `exp` in the future and at most 15,777,000 s after `iat`, `iat` not in the future beyond a leeway.
 /// Any failure is a bare `invalid_client`; the precise reason goes to the log. A signature that
 /// verified is remembered per secret string (`VerifiedSecrets`); the other rules run every time.
-public struct ClientSecretVerifier: Sendable {
+struct ClientSecretVerifier: Sendable {
     /// The longest lifetime Apple accepts, in seconds (about six months).
-    public static let maximumLifetime: Double = 15_777_000
+    static let maximumLifetime: Double = 15_777_000
     /// The audience Apple requires.
-    public static let audience = "https://appleid.apple.com"
+    static let audience = "https://appleid.apple.com"
 
     private let keys: JWTKeyCollection
     private let keyOwners: [String: String]
@@ -18,7 +18,7 @@ public struct ClientSecretVerifier: Sendable {
     let verified = VerifiedSecrets()
 
     /// Registers every developer key of the scenario's teams.
-    public init(scenario: Scenario) async {
+    init(scenario: Scenario) async {
         let keys = JWTKeyCollection()
         var owners: [String: String] = [:]
         for team in scenario.teams {
@@ -35,7 +35,7 @@ public struct ClientSecretVerifier: Sendable {
     /// migration window the previous owner); returns the signing team. `epoch` is the control
     /// record's: a signature verified in an earlier epoch is verified again.
     @discardableResult
-    public func verify(
+    func verify(
         _ secret: String, for client: World.Client, teams: [String], now: Date, iatLeeway: Int, epoch: Int = 0
     ) async throws(OAuthError) -> String {
         let entry: VerifiedSecrets.Entry

@@ -1,16 +1,16 @@
 /// The address a user shares with one team, and what the token says about it.
-public struct EmailIdentity: Sendable, Equatable {
+struct EmailIdentity: Sendable, Equatable {
     /// The real address or the team's relay address.
-    public var email: String
+    var email: String
     /// Whether `email` is a relay address.
-    public var isPrivate: Bool
+    var isPrivate: Bool
     /// Whether Apple vouches for it.
-    public var verified: Bool
+    var verified: Bool
 }
 
 extension World {
     /// The email a consent shares with the team, or `nil` when the email scope was not granted.
-    public func emailIdentity(of user: User, consent: Consent, teamId: String) -> EmailIdentity? {
+    func emailIdentity(of user: User, consent: Consent, teamId: String) -> EmailIdentity? {
         guard consent.grantsEmail else { return nil }
         if consent.hidesEmail && !user.email.isEmpty {
             return EmailIdentity(email: relayEmail(of: user, teamId: teamId), isPrivate: true, verified: true)

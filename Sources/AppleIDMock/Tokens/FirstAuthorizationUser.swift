@@ -2,23 +2,23 @@ import Foundation
 
 /// The `user` JSON Apple sends with a user's first authorization of an app group, holding only what
 /// was granted: `{"name":{"firstName":…,"lastName":…},"email":…}`.
-public struct FirstAuthorizationUser: Sendable, Encodable, Equatable {
-    public var name: PersonName?
-    public var email: String?
+struct FirstAuthorizationUser: Sendable, Encodable, Equatable {
+    var name: PersonName?
+    var email: String?
 
     /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
         case name, email
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(name, forKey: .name)
         try container.encodeIfPresent(email, forKey: .email)
     }
 
     /// The JSON text, as sent in the `user` form field.
-    public var jsonText: String {
+    var jsonText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"

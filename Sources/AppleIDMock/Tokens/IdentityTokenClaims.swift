@@ -3,25 +3,25 @@ import Foundation
 
 /// The payload of an identity token as Apple writes it: integer times, absent
 /// (not `null`) optional claims, and `email_verified` / `is_private_email` as booleans or strings.
-public struct IdentityTokenClaims: Sendable, Encodable {
-    public var iss = "https://appleid.apple.com"
-    public var aud: String
-    public var exp: Int
-    public var iat: Int
-    public var sub: String
-    public var nonce: String?
-    public var cHash: String?
-    public var atHash: String?
-    public var email: String?
-    public var emailVerified: Bool?
-    public var isPrivateEmail: Bool?
-    public var authTime: Int?
-    public var nonceSupported: Bool?
-    public var realUserStatus: Int?
-    public var transferSub: String?
-    public var orgId: String?
+struct IdentityTokenClaims: Sendable, Encodable {
+    var iss = "https://appleid.apple.com"
+    var aud: String
+    var exp: Int
+    var iat: Int
+    var sub: String
+    var nonce: String?
+    var cHash: String?
+    var atHash: String?
+    var email: String?
+    var emailVerified: Bool?
+    var isPrivateEmail: Bool?
+    var authTime: Int?
+    var nonceSupported: Bool?
+    var realUserStatus: Int?
+    var transferSub: String?
+    var orgId: String?
     /// How the two flag claims are written.
-    public var booleanStyle: MockSettings.BooleanClaimStyle
+    var booleanStyle: MockSettings.BooleanClaimStyle
 
     /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
@@ -37,7 +37,7 @@ public struct IdentityTokenClaims: Sendable, Encodable {
         case orgId = "org_id"
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(iss, forKey: .iss)
         try container.encode(aud, forKey: .aud)
@@ -68,7 +68,7 @@ public struct IdentityTokenClaims: Sendable, Encodable {
     }
 
     /// OIDC's `at_hash` / `c_hash`: base64url of the left half of SHA-256 of the value.
-    public static func halfHash(_ value: String) -> String {
+    static func halfHash(_ value: String) -> String {
         Data(Data(SHA256.hash(data: Data(value.utf8))).prefix(16)).base64URLEncoded
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Builds the claims of an identity token for each place Apple issues one (reference §6.2).
-public struct IdentityTokenFactory: Sendable {
+struct IdentityTokenFactory: Sendable {
     /// Where the token is issued, which decides its claims.
-    public enum Source: Sendable {
+    enum Source: Sendable {
         /// The web authorize response (`response_type=code id_token`): carries `c_hash`.
         case authorize(code: String)
         /// The token endpoint's `authorization_code` grant: carries `at_hash`.
@@ -15,22 +15,22 @@ public struct IdentityTokenFactory: Sendable {
     }
 
     /// Everything about the sign-in the claims describe.
-    public struct Subject: Sendable {
-        public var user: User
-        public var consent: Consent
-        public var client: World.Client
-        public var nonce: String?
-        public var authTime: Date
+    struct Subject: Sendable {
+        var user: User
+        var consent: Consent
+        var client: World.Client
+        var nonce: String?
+        var authTime: Date
     }
 
-    public let world: World
+    let world: World
 
-    public init(world: World) {
+    init(world: World) {
         self.world = world
     }
 
     /// The claims for `subject` issued from `source` at `now`.
-    public func claims(for subject: Subject, source: Source, now: Date) -> IdentityTokenClaims {
+    func claims(for subject: Subject, source: Source, now: Date) -> IdentityTokenClaims {
         let settings = world.settings
         let issuedAt = Int(now.timeIntervalSince1970)
         var claims = IdentityTokenClaims(

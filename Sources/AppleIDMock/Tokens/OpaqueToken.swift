@@ -1,8 +1,8 @@
 /// Random opaque values in the shapes Apple's server uses (reference §0), e.g. a code
 /// `c<32 hex>.0.<4 lowercase>.<22 base64url>`.
-public enum OpaqueToken {
+enum OpaqueToken {
     /// What the value is; its first character.
-    public enum Kind: Character, Sendable {
+    enum Kind: Character, Sendable {
         case code = "c"
         case accessToken = "a"
         case refreshToken = "r"
@@ -14,7 +14,7 @@ public enum OpaqueToken {
 
     /// A new random value of `kind`: 58 random characters from 7 draws of the system's generator
     /// (a draw is a system call), 4, 5 or 6 bits of each byte.
-    public static func make(_ kind: Kind) -> String {
+    static func make(_ kind: Kind) -> String {
         var generator = SystemRandomNumberGenerator()
         let random = (0..<7).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
         var text: [UInt8] = []

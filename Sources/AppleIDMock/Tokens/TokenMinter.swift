@@ -1,7 +1,7 @@
 import Foundation
 
 /// Encodes and signs identity tokens and notification JWTs (compact JWS, Apple's header).
-public enum TokenMinter {
+enum TokenMinter {
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
@@ -9,7 +9,7 @@ public enum TokenMinter {
     }()
 
     /// `payload` as a compact JWS signed with `key`.
-    public static func sign(_ payload: some Encodable, with key: SigningKey) throws -> String {
+    static func sign(_ payload: some Encodable, with key: SigningKey) throws -> String {
         try key.sign(payload: try encoder.encode(payload))
     }
 

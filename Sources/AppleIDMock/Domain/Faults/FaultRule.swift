@@ -5,59 +5,59 @@ import Foundation
 /// grant type and a client), what it does to them (an Apple error, an HTTP status, latency, a
 /// dropped connection, a truncated body), and for how many (the next N, a seeded fraction, or all
 /// until cleared).
-public struct FaultRule: Codable, Sendable, Equatable {
+struct FaultRule: Codable, Sendable, Equatable {
     /// What a rule can match: Apple's endpoints, and the mock's outgoing notifications.
-    public enum Endpoint: String, Codable, Sendable, CaseIterable {
+    enum Endpoint: String, Codable, Sendable, CaseIterable {
         case authorize, token, revoke, keys, usermigrationinfo, notifications
     }
 
     /// The rule's id (`f1`, `f2`, …), for `DELETE /__admin/faults/{id}` and the journal.
-    public var id: String
-    public var endpoint: Endpoint
+    var id: String
+    var endpoint: Endpoint
     /// Matches only this `grant_type` (token endpoint).
-    public var grantType: String?
+    var grantType: String?
     /// Matches only this `client_id` (for notifications: their `aud`).
-    public var clientId: String?
+    var clientId: String?
     /// Answers this Apple error code (HTTP 400, Apple's body).
-    public var error: String?
+    var error: String?
     /// The `error_description` with `error`.
-    public var errorDescription: String?
+    var errorDescription: String?
     /// Answers this HTTP status instead (with `body`).
-    public var status: Int?
+    var status: Int?
     /// The body sent with `status`: a string as text, anything else as JSON.
-    public var body: JSONValue?
+    var body: JSONValue?
     /// A `Retry-After` header with `error` or `status`.
-    public var retryAfterSeconds: Int?
+    var retryAfterSeconds: Int?
     /// Waits this long (wall clock) before answering, or before posting a notification.
-    public var latencyMilliseconds: Int?
+    var latencyMilliseconds: Int?
     /// Closes the connection without an answer (a notification: the attempt is not made).
-    public var drop = false
+    var drop = false
     /// Sends only the first half of the answer's JSON body (a notification: of the posted body).
-    public var truncate = false
+    var truncate = false
     /// Fires on the next `times` matching calls only.
-    public var times: Int?
+    var times: Int?
     /// Fires on this fraction of matching calls, chosen by `seed`, so a run repeats.
-    public var fraction: Double?
+    var fraction: Double?
     /// The seed of `fraction`.
-    public var seed: Int?
+    var seed: Int?
     /// When it was added (mock clock).
-    public var createdAt: Date
+    var createdAt: Date
 
     /// Whether the rule applies to a call of `endpoint` with these parameters.
-    public func matches(_ endpoint: Endpoint, grantType: String?, clientId: String?) -> Bool {
+    func matches(_ endpoint: Endpoint, grantType: String?, clientId: String?) -> Bool {
         endpoint == self.endpoint && (self.grantType == nil || self.grantType == grantType)
             && (self.clientId == nil || self.clientId == clientId)
     }
 
     /// Whether the rule fires on the matching call number `call` (0-based), having fired `fired` times.
-    public func fires(call: Int, fired: Int) -> Bool {
+    func fires(call: Int, fired: Int) -> Bool {
         if let times { return fired < times }
         if let fraction { return Self.unitValue(seed: seed ?? 0, call: call) < fraction }
         return true
     }
 
     /// Whether the rule will never fire again.
-    public func isSpent(fired: Int) -> Bool {
+    func isSpent(fired: Int) -> Bool {
         times.map { fired >= $0 } ?? false
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// The session's rules applied inside one store step: consents, codes, tokens, account lifecycle and
 /// migration bearers. Each method loads the records it needs, decides with `GrantRules` and writes
 /// the outcome; the step makes it atomic on every store.
-public struct Session {
+struct Session {
     let transaction: any StateTransaction
 
     /// The key of a (user, app group) pair.
@@ -19,7 +19,7 @@ public struct Session {
     // MARK: - Consent
 
     /// The consent record of a user for an app group (standing or revoked), if there ever was one.
-    public func consent(userKey: String, appGroupId: String) async throws -> Consent? {
+    func consent(userKey: String, appGroupId: String) async throws -> Consent? {
         try await transaction.get(Spaces.consents, Self.consentKey(userKey, appGroupId))
     }
 
@@ -30,13 +30,13 @@ public struct Session {
     }
 
     /// All consent records, sorted by user then group.
-    public func allConsents() async throws -> [Consent] {
+    func allConsents() async throws -> [Consent] {
         try await transaction.list(Spaces.consents).map(\.value)
             .sorted { ($0.userKey, $0.appGroupId) < ($1.userKey, $1.appGroupId) }
     }
 
     /// Authorizes `userKey` for the group (see `GrantRules.authorize`).
-    public func authorize(userKey: String, appGroupId: String, scopes: [String], hidesEmail: Bool, now: Date)
+    func authorize(userKey: String, appGroupId: String, scopes: [String], hidesEmail: Bool, now: Date)
         async throws -> (consent: Consent, isFirst: Bool)
     {
         let outcome = try GrantRules.authorize(
@@ -51,7 +51,7 @@ public struct Session {
 
     /// Ends a user's consent for a group: its codes and tokens are deleted. Returns whether one stood.
     @discardableResult
-    public func revokeConsent(userKey: String, appGroupId: String, now: Date) async throws -> Bool {
+    func revokeConsent(userKey: String, appGroupId: String, now: Date) async throws -> Bool {
         let key = Self.consentKey(userKey, appGroupId)
         guard var consent = try await transaction.get(Spaces.consents, key), consent.status == .authorized else {
             return false
@@ -69,7 +69,7 @@ public struct Session {
     // MARK: - Codes and tokens
 
     /// Stores a new authorization code; it expires (and is swept) on the mock's clock.
-    public func store(code record: AuthorizationCodeRecord) async throws {
+    func store(code record: AuthorizationCodeRecord) async throws {
         try await transaction.put(
             Spaces.codes, record.code, record,
             index: EntryIndex(
@@ -78,7 +78,7 @@ public struct Session {
     }
 
     /// Exchanges a code (see `GrantRules.redeem`); the code is spent on success.
-    public func redeem(
+    func redeem(
         code: String, clientId: String, redirectUri: String?, codeVerifier: String?, pkce: MockSettings.PKCEMode,
         now: Date
     ) async throws -> AuthorizationCodeRecord {
@@ -92,7 +92,7 @@ public struct Session {
     }
 
     /// Stores an access token and, when given, a refresh token.
-    public func store(access: AccessTokenRecord, refresh: RefreshTokenRecord?) async throws {
+    func store(access: AccessTokenRecord, refresh: RefreshTokenRecord?) async throws {
         try await transaction.put(
             Spaces.accessTokens, access.token, access,
             index: EntryIndex(
@@ -107,7 +107,7 @@ public struct Session {
     }
 
     /// A refresh token that still works for `clientId`, with its consent.
-    public func refreshToken(_ token: String, clientId: String) async throws -> (
+    func refreshToken(_ token: String, clientId: String) async throws -> (
         record: RefreshTokenRecord, consent: Consent
     ) {
         let stored = try await transaction.get(Spaces.refreshTokens, token)
@@ -120,7 +120,7 @@ public struct Session {
     /// Revokes a refresh or access token issued to `clientId`: the consent it came from ends. Returns
     /// the user whose consent ended; unknown tokens, tokens of other clients and spent consents change
     /// nothing (Apple still answers 200).
-    public func revoke(token: String, clientId: String, hint: String?, now: Date) async throws -> String? {
+    func revoke(token: String, clientId: String, hint: String?, now: Date) async throws -> String? {
         let refresh = try await transaction.get(Spaces.refreshTokens, token).map {
             ($0.clientId, $0.userKey, $0.appGroupId, $0.consentGeneration)
         }
@@ -137,12 +137,12 @@ public struct Session {
     // MARK: - Account lifecycle
 
     /// Whether the user's Apple Account was deleted.
-    public func isDeleted(_ userKey: String) async throws -> Bool {
+    func isDeleted(_ userKey: String) async throws -> Bool {
         try await transaction.get(Spaces.deletedAccounts, userKey) != nil
     }
 
     /// The credential state of a user for an app group.
-    public func credentialState(userKey: String, appGroupId: String) async throws -> CredentialState {
+    func credentialState(userKey: String, appGroupId: String) async throws -> CredentialState {
         GrantRules.credentialState(
             consent: try await consent(userKey: userKey, appGroupId: appGroupId),
             accountDeleted: try await isDeleted(userKey))
@@ -160,7 +160,7 @@ public struct Session {
     }
 
     /// Whether relay mail for the user and group is forwarded.
-    public func relayForwarding(userKey: String, appGroupId: String) async throws -> Bool {
+    func relayForwarding(userKey: String, appGroupId: String) async throws -> Bool {
         let off = try await transaction.get(Spaces.relayOff, Self.consentKey(userKey, appGroupId)) != nil
         let deleted = try await isDeleted(userKey)
         return !off && !deleted
@@ -168,7 +168,7 @@ public struct Session {
 
     /// Deletes the user's Apple Account: every consent ends (so every token of every team dies) and
     /// relay forwarding stops. Returns the app groups whose consent stood, which Apple notifies.
-    public func deleteAccount(userKey: String, now: Date) async throws -> [String] {
+    func deleteAccount(userKey: String, now: Date) async throws -> [String] {
         guard try await !isDeleted(userKey) else {
             throw LifecycleRefusal(
                 kind: .notApplicable, message: "the Apple Account of user \(userKey) is already deleted")
@@ -181,7 +181,7 @@ public struct Session {
     }
 
     /// Ends a standing consent because the user stopped using Sign in with Apple with the app.
-    public func userRevokes(userKey: String, appGroupId: String, now: Date) async throws {
+    func userRevokes(userKey: String, appGroupId: String, now: Date) async throws {
         guard try await revokeConsent(userKey: userKey, appGroupId: appGroupId, now: now) else {
             throw LifecycleRefusal(
                 kind: .notApplicable,
@@ -190,7 +190,7 @@ public struct Session {
     }
 
     /// Turns relay forwarding off or on; only for a user who hides their email from the group.
-    public func setRelayForwarding(userKey: String, appGroupId: String, enabled: Bool, now: Date) async throws {
+    func setRelayForwarding(userKey: String, appGroupId: String, enabled: Bool, now: Date) async throws {
         guard let consent = try await consent(userKey: userKey, appGroupId: appGroupId), consent.status == .authorized
         else {
             throw LifecycleRefusal(
@@ -221,7 +221,7 @@ public struct Session {
     }
 
     /// Applies `event` as Apple would and returns the notifications it produces.
-    public func apply(_ event: LifecycleEvent, world: World, now: Date) async throws -> [NotificationDraft] {
+    func apply(_ event: LifecycleEvent, world: World, now: Date) async throws -> [NotificationDraft] {
         guard let user = world.users[event.userKey] else {
             throw LifecycleRefusal(
                 kind: .notFound, message: "no user \"\(event.userKey)\" in scenario \"\(world.scenario.name)\"")
@@ -258,13 +258,13 @@ public struct Session {
     // MARK: - Migration
 
     /// Stores a client-credentials token.
-    public func store(migrationToken record: MigrationTokenRecord) async throws {
+    func store(migrationToken record: MigrationTokenRecord) async throws {
         try await transaction.put(
             Spaces.migrationTokens, record.token, record, index: EntryIndex(expiresAt: record.expiresAt))
     }
 
     /// Checks a bearer token for `/auth/usermigrationinfo` (see `GrantRules.migrationBearer`).
-    public func migrationBearer(_ token: String, clientId: String, teamId: String, now: Date) async throws
+    func migrationBearer(_ token: String, clientId: String, teamId: String, now: Date) async throws
         -> MigrationBearer
     {
         let teamToken = try await transaction.get(Spaces.migrationTokens, token)
@@ -277,7 +277,7 @@ public struct Session {
     }
 
     /// Marks a user access token as used for migration (after a successful call).
-    public func spendForMigration(_ token: String, now: Date) async throws {
+    func spendForMigration(_ token: String, now: Date) async throws {
         guard let access = try await transaction.get(Spaces.accessTokens, token) else { return }
         try await transaction.put(
             Spaces.migrationSpent, token, Marker(at: now), index: EntryIndex(expiresAt: access.expiresAt))

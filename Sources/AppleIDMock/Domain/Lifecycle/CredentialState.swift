@@ -1,5 +1,5 @@
 /// What an app sees for a user id (`ASAuthorizationAppleIDProvider.getCredentialState`).
-public enum CredentialState: String, Sendable, Codable {
+enum CredentialState: String, Sendable, Codable {
     case authorized
     case revoked
     case notFound

@@ -3,15 +3,15 @@ import Foundation
 /// The state a request works with, read once when it starts: the world in force (the scenario with
 /// its settings patch and transfers), its client-secret verifier, the control record, and the
 /// instant on the mock's clock.
-public final class ActiveScenario: Sendable {
+final class ActiveScenario: Sendable {
     /// The resolved world.
-    public let world: World
+    let world: World
     /// Checks client secrets against the world's developer keys.
-    public let secrets: ClientSecretVerifier
+    let secrets: ClientSecretVerifier
     /// The signing key and the roster behind the JWKS.
-    public let keys: ResolvedKeys
+    let keys: ResolvedKeys
     /// The control record it was built from.
-    public let control: ControlState
+    let control: ControlState
     /// The store revision of that record.
     let revision: Int64
     /// The scenario's scheduled events in schedule order (start-up ones first).
@@ -40,7 +40,7 @@ public final class ActiveScenario: Sendable {
 
     /// The instant on the mock's clock: the base clock plus the control plane's offset, or the
     /// instant it was frozen at.
-    public var now: Date { control.now(base: clock.now()) }
+    var now: Date { control.now(base: clock.now()) }
 
     /// The scheduled events still to come.
     var upcomingEvents: ArraySlice<ScheduledEvent> { scheduledEvents.dropFirst(control.firedEvents) }

@@ -5,36 +5,36 @@ import Foundation
 /// scenario's schedule has run, the fault rules, the signing keys, and the epoch that every reset or
 /// switch moves on. Every request reads it, so a change made through one replica is in force on all
 /// of them.
-public struct ControlState: Codable, Sendable, Equatable {
+struct ControlState: Codable, Sendable, Equatable {
     /// The record's key in `Spaces.control`.
     static let key = "current"
 
     /// The active scenario's name.
-    public var scenario: String
+    var scenario: String
     /// Settings changed with `PATCH /__admin/settings`, merged, applied over the scenario's own.
-    public var settingsPatch: [String: JSONValue] = [:]
+    var settingsPatch: [String: JSONValue] = [:]
     /// How far the mock's clock is ahead of the base clock.
-    public var clockOffsetSeconds: Double = 0
+    var clockOffsetSeconds: Double = 0
     /// The instant the clock stands still at, when frozen.
-    public var frozenAt: Date?
+    var frozenAt: Date?
     /// App group transfers so far, in order.
-    public var transfers: [AppTransfer] = []
+    var transfers: [AppTransfer] = []
     /// How many of the scenario's scheduled events (in schedule order) have fired.
-    public var firedEvents = 0
+    var firedEvents = 0
     /// How many of the scenario's scheduled transfers (in schedule order) have fired.
-    public var firedTransfers = 0
+    var firedTransfers = 0
     /// Moves on with every reset and switch; work from an earlier epoch is void.
-    public var epoch = 0
+    var epoch = 0
     /// The fault rules in force, in the order they were added.
-    public var faults: [FaultRule] = []
+    var faults: [FaultRule] = []
     /// The number the next fault rule's id gets.
-    public var nextFaultNumber = 1
+    var nextFaultNumber = 1
     /// The signing keys once the control plane changed them (`nil`: the bundled keys, all published).
-    public var keys: KeyRoster?
+    var keys: KeyRoster?
     /// Journal entries with an id before this were cleared (a replica may still hold some unwritten).
-    public var journalClearedBefore: String?
+    var journalClearedBefore: String?
 
-    public init(scenario: String) {
+    init(scenario: String) {
         self.scenario = scenario
     }
 
@@ -70,7 +70,7 @@ public struct ControlState: Codable, Sendable, Equatable {
     }
 
     /// Reads a record written by this or an earlier version (fields added later may be absent).
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         scenario = try container.decode(String.self, forKey: .scenario)
         settingsPatch = try container.decodeIfPresent([String: JSONValue].self, forKey: .settingsPatch) ?? [:]

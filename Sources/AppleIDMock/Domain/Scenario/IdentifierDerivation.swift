@@ -3,9 +3,9 @@ import Foundation
 
 /// Derives Apple-shaped identifiers from stable inputs with HMAC-SHA256, so the same scenario gives
 /// the same `sub` and relay addresses on every run and every machine.
-public enum IdentifierDerivation {
+enum IdentifierDerivation {
     /// The team-scoped user id, `NNNNNN.<32 lowercase hex>.NNNN`, for a user key and team.
-    public static func subject(userKey: String, teamId: String) -> String {
+    static func subject(userKey: String, teamId: String) -> String {
         let bytes = digest(purpose: "sub", teamId, userKey)
         let prefix = number(bytes[0..<4]) % 1_000_000
         let middle = bytes[4..<20].lowercaseHex
@@ -14,7 +14,7 @@ public enum IdentifierDerivation {
     }
 
     /// The user's relay address for a team: 10 lowercase alphanumerics `@privaterelay.appleid.com`.
-    public static func relayEmail(userKey: String, teamId: String) -> String {
+    static func relayEmail(userKey: String, teamId: String) -> String {
         token(purpose: "relay", length: 10, teamId, userKey) + "@privaterelay.appleid.com"
     }
 

@@ -1,8 +1,8 @@
 /// Switches that choose between Apple's documented and field-observed behaviour (reference §13).
 /// Every default is what Apple's server does today in the field.
-public struct MockSettings: Sendable, Codable, Equatable {
+struct MockSettings: Sendable, Codable, Equatable {
     /// How `email_verified` and `is_private_email` are written in id_tokens.
-    public enum BooleanClaimStyle: String, Sendable, Codable, CaseIterable {
+    enum BooleanClaimStyle: String, Sendable, Codable, CaseIterable {
         /// JSON `true`/`false`, as most tokens since 2024.
         case boolean
         /// `"true"`/`"false"` strings, as tokens before 2024.
@@ -10,7 +10,7 @@ public struct MockSettings: Sendable, Codable, Equatable {
     }
 
     /// Which claims an id_token from the `refresh_token` grant carries.
-    public enum RefreshClaims: String, Sendable, Codable, CaseIterable {
+    enum RefreshClaims: String, Sendable, Codable, CaseIterable {
         /// iss, aud, exp, iat, sub, at_hash, auth_time (what field reports show).
         case minimal
         /// The same claims as the authorization-code token.
@@ -18,7 +18,7 @@ public struct MockSettings: Sendable, Codable, Equatable {
     }
 
     /// When a PKCE `code_verifier` is required or refused.
-    public enum PKCEMode: String, Sendable, Codable, CaseIterable {
+    enum PKCEMode: String, Sendable, Codable, CaseIterable {
         /// A stored challenge requires a matching verifier, and a verifier without a challenge is refused.
         case strict
         /// Only a stored challenge is enforced.
@@ -28,7 +28,7 @@ public struct MockSettings: Sendable, Codable, Equatable {
     }
 
     /// The error for a token or revoke request whose body is not form-urlencoded.
-    public enum ContentTypeError: String, Sendable, Codable, CaseIterable {
+    enum ContentTypeError: String, Sendable, Codable, CaseIterable {
         /// What the field sees for JSON bodies.
         case invalid_client
         /// What Apple's documentation lists.
@@ -36,7 +36,7 @@ public struct MockSettings: Sendable, Codable, Equatable {
     }
 
     /// The `type` of the account-deletion notification.
-    public enum DeleteEventType: String, Sendable, Codable, CaseIterable {
+    enum DeleteEventType: String, Sendable, Codable, CaseIterable {
         /// What real payloads and libraries use.
         case accountDelete = "account-delete"
         /// What Apple's current documentation names it.
@@ -44,7 +44,7 @@ public struct MockSettings: Sendable, Codable, Equatable {
     }
 
     /// The unit of a notification's `event_time`.
-    public enum EventTimeUnit: String, Sendable, Codable, CaseIterable {
+    enum EventTimeUnit: String, Sendable, Codable, CaseIterable {
         /// Real payloads.
         case milliseconds
         /// Apple's documentation example.
@@ -52,7 +52,7 @@ public struct MockSettings: Sendable, Codable, Equatable {
     }
 
     /// Order of the keys in `/auth/keys`.
-    public enum KeyOrder: String, Sendable, Codable, CaseIterable {
+    enum KeyOrder: String, Sendable, Codable, CaseIterable {
         /// Sorted by `kid`: the same bytes on every run.
         case stable
         /// Shuffled on every request, as Apple's endpoint does.
@@ -60,54 +60,54 @@ public struct MockSettings: Sendable, Codable, Equatable {
     }
 
     /// id_token lifetime (86400 today; 600 before 2021).
-    public var idTokenLifetimeSeconds = 86_400
+    var idTokenLifetimeSeconds = 86_400
     /// Authorization code lifetime.
-    public var codeLifetimeSeconds = 300
+    var codeLifetimeSeconds = 300
     /// Access token lifetime.
-    public var accessTokenLifetimeSeconds = 3_600
+    var accessTokenLifetimeSeconds = 3_600
     /// String or boolean `email_verified` / `is_private_email`.
-    public var booleanClaimStyle = BooleanClaimStyle.boolean
+    var booleanClaimStyle = BooleanClaimStyle.boolean
     /// Omit `is_private_email` for real addresses (field) instead of writing `false`.
-    public var omitIsPrivateEmailWhenFalse = true
+    var omitIsPrivateEmailWhenFalse = true
     /// Whether the refresh grant returns an `id_token`.
-    public var refreshReturnsIdToken = true
+    var refreshReturnsIdToken = true
     /// Claims of refresh-grant id_tokens.
-    public var refreshIdTokenClaims = RefreshClaims.minimal
+    var refreshIdTokenClaims = RefreshClaims.minimal
     /// PKCE enforcement.
-    public var pkce = PKCEMode.strict
+    var pkce = PKCEMode.strict
     /// How far in the future a client secret's `iat` may be.
-    public var clientSecretIatLeewaySeconds = 60
+    var clientSecretIatLeewaySeconds = 60
     /// The error for non-form bodies on `/auth/token` and `/auth/revoke`.
-    public var wrongContentTypeError = ContentTypeError.invalid_client
+    var wrongContentTypeError = ContentTypeError.invalid_client
     /// Refuse non-HTTPS, IP-address and localhost return URLs at authorize, as Apple's portal does.
-    public var requireHttpsRedirectUris = false
+    var requireHttpsRedirectUris = false
     /// The `kid` that signs tokens (default: the first bundled key by name).
-    public var signingKeyId: String?
+    var signingKeyId: String?
     /// Order of `/auth/keys` (shuffled per response, as Apple's).
-    public var jwksOrder = KeyOrder.shuffled
+    var jwksOrder = KeyOrder.shuffled
     /// `account-delete` (field) or `account-deleted` (docs).
-    public var notificationDeleteType = DeleteEventType.accountDelete
+    var notificationDeleteType = DeleteEventType.accountDelete
     /// `event_time` in milliseconds (field) or seconds (docs).
-    public var notificationEventTimeUnit = EventTimeUnit.milliseconds
+    var notificationEventTimeUnit = EventTimeUnit.milliseconds
     /// Also send `consent-revoked` when `/auth/revoke` ends a consent (unconfirmed at Apple).
-    public var notifyOnRevokeEndpoint = false
+    var notifyOnRevokeEndpoint = false
     /// Delivery attempts per notification before it is marked failed.
-    public var notificationMaxAttempts = 20
+    var notificationMaxAttempts = 20
     /// The first retry delay; each retry doubles it.
-    public var notificationRetryInitialMilliseconds = 500
+    var notificationRetryInitialMilliseconds = 500
     /// The longest retry delay.
-    public var notificationRetryMaxMilliseconds = 30_000
+    var notificationRetryMaxMilliseconds = 30_000
     /// How long one delivery attempt may take.
-    public var notificationTimeoutMilliseconds = 5_000
+    var notificationTimeoutMilliseconds = 5_000
     /// Days after a transfer during which migration works and id_tokens carry `transfer_sub`.
-    public var migrationWindowDays = 60
+    var migrationWindowDays = 60
     /// How many lifecycle events and notifications the mock keeps (the oldest go first).
-    public var historyLimit = 1_000
+    var historyLimit = 1_000
     /// How many requests and notification attempts the journal keeps (the oldest go first).
-    public var journalLimit = 1_000
+    var journalLimit = 1_000
     /// How long keys replaced by a rotation stay in `/auth/keys` on the mock's clock (default: one
     /// day, the life of an id_token they signed).
-    public var keyGraceSeconds = 86_400
+    var keyGraceSeconds = 86_400
 
-    public init() {}
+    init() {}
 }

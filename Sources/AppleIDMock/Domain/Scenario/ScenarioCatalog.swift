@@ -70,11 +70,11 @@ public final class ScenarioCatalog: Sendable {
     }
 
     /// The most scenarios that can be uploaded (replacing one by name does not count).
-    public static let uploadCapacity = 100
+    static let uploadCapacity = 100
 
     /// Why `name` cannot name an uploaded scenario, or `nil`: 1 to 64 ASCII letters, digits, `.`,
     /// `_` and `-`, and not `.` or `..`.
-    public static func nameProblem(_ name: String) -> String? {
+    static func nameProblem(_ name: String) -> String? {
         let allowed = name.unicodeScalars.allSatisfy {
             $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
         }

@@ -119,7 +119,7 @@ struct ScenarioDecoder {
         } catch {
             reader.report(
                 path.member("publicKey"),
-                "malformed key: expected a P-256 public key in PEM (-----BEGIN PUBLIC KEY-----)")
+                "malformed key: expected a P-256 key in PEM (-----BEGIN PUBLIC KEY-----)")
             return nil
         }
         guard let keyId else { return nil }

@@ -2,12 +2,12 @@ import Foundation
 
 /// Loads every scenario file of a directory (`*.json` except the JSON Schema), validating all of them
 /// so a server never starts half-configured.
-public enum ScenarioLoader {
+enum ScenarioLoader {
     /// The file name of the published JSON Schema, skipped when loading.
-    public static let schemaFileName = "scenario.schema.json"
+    static let schemaFileName = "scenario.schema.json"
 
     /// All scenarios in `directory`, by name; throws every problem of every file.
-    public static func loadDirectory(_ directory: String) throws(ScenarioError) -> [String: Scenario] {
+    static func loadDirectory(_ directory: String) throws(ScenarioError) -> [String: Scenario] {
         let files: [String]
         do {
             files = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -38,7 +38,7 @@ public enum ScenarioLoader {
     }
 
     /// One scenario file; its name is the file name without `.json`.
-    public static func loadFile(_ path: String) throws(ScenarioError) -> Scenario {
+    static func loadFile(_ path: String) throws(ScenarioError) -> Scenario {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ScenarioError(file: path, reason: "cannot read the file")
         }
@@ -47,7 +47,7 @@ public enum ScenarioLoader {
     }
 
     /// A scenario sent over HTTP (`POST /__admin/scenarios`), named `name`.
-    public static func loadData(_ data: Data, name: String) throws(ScenarioError) -> Scenario {
+    static func loadData(_ data: Data, name: String) throws(ScenarioError) -> Scenario {
         try ScenarioDecoder.decode(data, file: "request body", name: name)
     }
 }

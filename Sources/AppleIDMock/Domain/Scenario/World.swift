@@ -2,11 +2,11 @@ import Foundation
 
 /// A scenario with its lookups built: which app group and team each `client_id` belongs to, users by
 /// key and email, and each user's derived identifiers. Immutable; replaced whole on a scenario switch.
-public final class World: Sendable {
+final class World: Sendable {
     /// A registered `client_id`: an App ID (native) or a Services ID (web).
-    public struct Client: Sendable {
+    struct Client: Sendable {
         /// What kind of identifier it is.
-        public enum Kind: Sendable, Equatable {
+        enum Kind: Sendable, Equatable {
             /// A bundle id: native sign-in, no return URLs.
             case app
             /// A Services ID with its registered return URLs.
@@ -14,32 +14,32 @@ public final class World: Sendable {
         }
 
         /// The `client_id`.
-        public var id: String
+        var id: String
         /// App or Services ID.
-        public var kind: Kind
+        var kind: Kind
         /// The app group it belongs to.
-        public var appGroupId: String
+        var appGroupId: String
         /// The team that owns the group.
-        public var teamId: String
+        var teamId: String
     }
 
     /// The scenario this world was built from.
-    public let scenario: Scenario
+    let scenario: Scenario
     /// Teams by Team ID.
-    public let teams: [String: Team]
+    let teams: [String: Team]
     /// App groups by id.
-    public let appGroups: [String: AppGroup]
+    let appGroups: [String: AppGroup]
     /// Clients by `client_id`.
-    public let clients: [String: Client]
+    let clients: [String: Client]
     /// Users by key.
-    public let users: [String: User]
+    let users: [String: User]
     /// Transfers that happened, by app group id.
-    public let transfers: [String: AppTransfer]
+    let transfers: [String: AppTransfer]
     /// Users' identifiers, derived once.
     private let identifiers = DerivedIdentifiers()
 
     /// The world of `scenario` after `transfers`: each transferred group belongs to its new team.
-    public init(scenario: Scenario, transfers: [AppTransfer] = []) {
+    init(scenario: Scenario, transfers: [AppTransfer] = []) {
         var scenario = scenario
         for transfer in transfers {
             for index in scenario.appGroups.indices where scenario.appGroups[index].id == transfer.appGroupId {
@@ -66,10 +66,10 @@ public final class World: Sendable {
     }
 
     /// The behaviour switches of this world.
-    public var settings: MockSettings { scenario.settings }
+    var settings: MockSettings { scenario.settings }
 
     /// The user named by a key, a real email, or a team-scoped `sub` or relay address of any team.
-    public func user(matching hint: String) -> User? {
+    func user(matching hint: String) -> User? {
         if let user = users[hint] { return user }
         let lowered = hint.lowercased()
         return scenario.users.first { user in
@@ -81,12 +81,12 @@ public final class World: Sendable {
     }
 
     /// The user's team-scoped `sub`.
-    public func subject(of user: User, teamId: String) -> String {
+    func subject(of user: User, teamId: String) -> String {
         identifiers.subject(userKey: user.key, teamId: teamId)
     }
 
     /// The transfer of the client's group whose migration window is open at `now`.
-    public func openTransfer(of appGroupId: String, at now: Date) -> AppTransfer? {
+    func openTransfer(of appGroupId: String, at now: Date) -> AppTransfer? {
         guard let transfer = transfers[appGroupId], transfer.isOpen(at: now, days: settings.migrationWindowDays) else {
             return nil
         }
@@ -95,12 +95,12 @@ public final class World: Sendable {
 
     /// The teams whose client secrets a client accepts at `now`: its owner, and during the migration
     /// window the team it was transferred from.
-    public func acceptedTeams(for client: Client, at now: Date) -> [String] {
+    func acceptedTeams(for client: Client, at now: Date) -> [String] {
         [client.teamId] + (openTransfer(of: client.appGroupId, at: now).map { [$0.fromTeam] } ?? [])
     }
 
     /// The user's relay address for a team.
-    public func relayEmail(of user: User, teamId: String) -> String {
+    func relayEmail(of user: User, teamId: String) -> String {
         identifiers.relayEmail(userKey: user.key, teamId: teamId)
     }
 }

@@ -3,18 +3,18 @@ import Foundation
 /// A native sign-in without a device (`POST /__admin/native/authorize`): the JSON body names the
 /// bundle id, the user and what is requested; the answer is what `ASAuthorizationAppleIDCredential`
 /// hands the iOS app, i.e. what the app then sends its backend.
-public struct NativeAuthorizationRequest: Sendable {
-    public var clientId: String
+struct NativeAuthorizationRequest: Sendable {
+    var clientId: String
     /// A user key, email, `sub` or relay address (optional when `userId` is given).
-    public var user: String?
+    var user: String?
     /// A user id the app already knows (`request.user`): after an app transfer, the old team's id
     /// returns the new one during the migration window.
-    public var userId: String?
-    public var scopes: [String]
-    public var nonce: String?
-    public var state: String?
+    var userId: String?
+    var scopes: [String]
+    var nonce: String?
+    var state: String?
     /// Hide My Email at first consent (default: the scenario's choice for the user).
-    public var hideEmail: Bool?
+    var hideEmail: Bool?
 
     static let fieldNames: Set<String> = ["clientId", "user", "userId", "scopes", "nonce", "state", "hideEmail"]
 
@@ -49,23 +49,23 @@ public struct NativeAuthorizationRequest: Sendable {
 }
 
 /// `ASAuthorizationAppleIDCredential` as JSON: `email` and `fullName` only on the first authorization.
-public struct NativeCredential: Sendable, Encodable {
+struct NativeCredential: Sendable, Encodable {
     /// `PersonNameComponents` as the app encodes it.
-    public struct FullName: Sendable, Encodable {
-        public var givenName: String?
-        public var familyName: String?
+    struct FullName: Sendable, Encodable {
+        var givenName: String?
+        var familyName: String?
     }
 
     /// The team-scoped user id.
-    public var user: String
-    public var state: String?
-    public var authorizedScopes: [String]
-    public var authorizationCode: String
-    public var identityToken: String
-    public var email: String?
-    public var fullName: FullName?
+    var user: String
+    var state: String?
+    var authorizedScopes: [String]
+    var authorizationCode: String
+    var identityToken: String
+    var email: String?
+    var fullName: FullName?
     /// `ASUserDetectionStatus`: 0 unsupported, 1 unknown, 2 likely real.
-    public var realUserStatus: Int
+    var realUserStatus: Int
 
     /// The JSON names of the fields.
     private enum CodingKeys: String, CodingKey {
@@ -73,7 +73,7 @@ public struct NativeCredential: Sendable, Encodable {
     }
 
     /// Absent values are written as `null`, as a Swift app encoding the credential would.
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(user, forKey: .user)
         try container.encode(state, forKey: .state)

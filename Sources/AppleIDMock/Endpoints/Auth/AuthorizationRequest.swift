@@ -2,31 +2,31 @@ import Foundation
 
 /// A checked `/auth/authorize` request (reference §1.1). Parsing applies Apple's rules in order and
 /// fails with the error Apple's page shows.
-public struct AuthorizationRequest: Sendable {
+struct AuthorizationRequest: Sendable {
     /// How the result travels back to the return URL.
-    public enum ResponseMode: String, Sendable {
+    enum ResponseMode: String, Sendable {
         case query, fragment
         case formPost = "form_post"
     }
 
     /// The Services ID.
-    public var client: World.Client
+    var client: World.Client
     /// The registered return URL.
-    public var redirectUri: String
+    var redirectUri: String
     /// Whether `id_token` was requested beside `code`.
-    public var wantsIdToken: Bool
+    var wantsIdToken: Bool
     /// Where the result goes.
-    public var responseMode: ResponseMode
+    var responseMode: ResponseMode
     /// `name` / `email` requested (`openid` is tolerated and dropped).
-    public var scopes: [String]
-    public var state: String?
-    public var nonce: String?
-    public var codeChallenge: String?
-    public var codeChallengeMethod: String?
+    var scopes: [String]
+    var state: String?
+    var nonce: String?
+    var codeChallenge: String?
+    var codeChallengeMethod: String?
     /// Our extension: a user key or email that consents without the page.
-    public var loginHint: String?
+    var loginHint: String?
     /// The request's own parameters, carried through the consent page unchanged.
-    public var parameters: [(String, String)]
+    var parameters: [(String, String)]
 
     /// The parameter names this server reads; the consent page carries exactly these.
     static let parameterNames = [
@@ -35,7 +35,7 @@ public struct AuthorizationRequest: Sendable {
     ]
 
     /// Checks `form` against `world` (and its settings), in Apple's order.
-    public static func parse(_ form: FormParameters, world: World) throws(OAuthError) -> AuthorizationRequest {
+    static func parse(_ form: FormParameters, world: World) throws(OAuthError) -> AuthorizationRequest {
         if let duplicate = form.firstDuplicate {
             throw OAuthError(
                 "invalid_request", description: "Invalid request.",

@@ -26,7 +26,7 @@ struct KeysController: Sendable {
 }
 
 extension MockServices {
-    /// The configured public base URL, or the one the request reached us at.
+    /// The configured base URL, or the one the request reached us at.
     func baseURL(for request: Request) -> String {
         if let publicBaseURL { return publicBaseURL }
         let host = request.head.authority ?? "localhost"

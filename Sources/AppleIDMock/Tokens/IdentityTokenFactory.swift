@@ -25,10 +25,6 @@ struct IdentityTokenFactory: Sendable {
 
     let world: World
 
-    init(world: World) {
-        self.world = world
-    }
-
     /// The claims for `subject` issued from `source` at `now`.
     func claims(for subject: Subject, source: Source, now: Date) -> IdentityTokenClaims {
         let settings = world.settings

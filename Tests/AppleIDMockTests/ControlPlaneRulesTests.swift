@@ -93,6 +93,20 @@ struct ControlPlaneRulesTests {
         #expect(throws: KeyRoster.Refusal.self) { try roster.delete(ring.keys[0].kid) }  // bundled
     }
 
+    @Test("signing with a retiring key keeps it published while it signs; the listing names every key's creation")
+    func signWithRetiringKey() async throws {
+        let ring = try SigningKeyRing.load(keysDirectory: Fixture.keysDirectory)
+        var roster = KeyRoster.bundled(ring, signingKid: ring.keys[0].kid)
+        let now = Fixture.start
+        _ = try roster.rotate(to: "NEWKEY0001", now: now, grace: 60, publish: true)
+        try roster.sign(with: ring.keys[0].kid)  // back to the bundled key, which was retiring
+        #expect(try roster.entry(ring.keys[0].kid).isPublished(at: now.addingTimeInterval(3_600)))
+        let view = KeysAdminController.KeyView(
+            kid: "K", published: true, signing: true, origin: .bundled, created: nil, retiresAt: nil)
+        let json = String(decoding: try JSONEncoder().encode(view), as: UTF8.self)
+        #expect(json.contains(#""created":null"#) && !json.contains("retiresAt"))
+    }
+
     @Test("a roster holds at most its capacity")
     func capacity() throws {
         let ring = try SigningKeyRing.load(keysDirectory: Fixture.keysDirectory)

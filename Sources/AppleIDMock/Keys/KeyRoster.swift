@@ -112,10 +112,12 @@ struct KeyRoster: Codable, Sendable, Equatable {
         }
     }
 
-    /// Signs with `kid` from now on, published or not.
+    /// Signs with `kid` from now on, published or not. A published key that was retiring stays
+    /// published while it signs, as Apple's signing key does (the next rotation retires it).
     mutating func sign(with kid: String) throws(Refusal) {
         _ = try entry(kid)
         signingKid = kid
+        update(kid) { $0.retiresAt = nil }
     }
 
     /// Removes a generated key that does not sign.

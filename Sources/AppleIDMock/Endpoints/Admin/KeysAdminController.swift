@@ -42,10 +42,25 @@ struct KeysAdminController: Sendable {
         var signing: Bool
         /// `bundled` (a file in keys/signing) or `generated` (by a rotation).
         var origin: KeyRoster.Entry.Origin
-        /// When a rotation made it (mock clock).
+        /// When a rotation made it (mock clock); `null` for a bundled key.
         var created: Date?
         /// When it leaves `/auth/keys` (mock clock).
         var retiresAt: Date?
+
+        enum CodingKeys: String, CodingKey {
+            case kid, published, signing, origin, created, retiresAt
+        }
+
+        /// `created` is always listed (`null` for a bundled key); `retiresAt` only when set.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(kid, forKey: .kid)
+            try container.encode(published, forKey: .published)
+            try container.encode(signing, forKey: .signing)
+            try container.encode(origin, forKey: .origin)
+            try container.encode(created, forKey: .created)
+            try container.encodeIfPresent(retiresAt, forKey: .retiresAt)
+        }
     }
 
     /// The listing.

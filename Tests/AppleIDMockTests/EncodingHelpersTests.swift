@@ -43,3 +43,33 @@ struct EncodingHelpersTests {
         #expect(OpaqueToken.make(.accessToken) != OpaqueToken.make(.accessToken))
     }
 }
+
+/// The minter's fast path (claims as issued, no JSON round trip) gives the bytes the round trip does.
+@Suite("Minted claims")
+struct MintedClaimsTests {
+    @Test(
+        "a token without overrides carries the claims' bytes a JSON round trip would give",
+        arguments: [
+            (IdentityTokenOrder.Flow.web, IdentityTokenOrder.Defect?.none), (.native, nil), (.refresh, nil),
+            (.web, .missingKid), (.native, .badSignature),
+        ])
+    func fastPathBytes(flow: IdentityTokenOrder.Flow, defect: IdentityTokenOrder.Defect?) throws {
+        let minter = try OfflineMinter(
+            scenariosDirectory: Fixture.scenariosDirectory, keysDirectory: Fixture.keysDirectory, scenario: "default")
+        var order = IdentityTokenOrder(
+            userKey: "sam", clientId: flow == .native ? Fixture.appClient : Fixture.webClient)
+        order.flow = flow
+        order.nonce = "n-\"quoted\"/slash"
+        order.defect = defect
+        let minted = try minter.mint(order, now: Fixture.start)
+        let segment = minted.token.split(separator: ".", omittingEmptySubsequences: false)[1]
+        let bytes = try #require(Data(base64URLEncoded: segment))
+        #expect(try TokenMinter.encode(JSONValue.parse(bytes)) == bytes)
+        #expect(minted.claims == (try JSONValue.parse(bytes)))
+        guard case .object(let header) = minted.header else {
+            Issue.record("no header object")
+            return
+        }
+        #expect(header["alg"] == .string("RS256") && (header["kid"] == nil) == (defect == .missingKid))
+    }
+}

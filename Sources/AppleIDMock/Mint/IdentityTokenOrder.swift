@@ -36,6 +36,14 @@ public struct IdentityTokenOrder: Sendable {
         case missingKid = "missing-kid"
         /// A `nonce` other than the one sent.
         case wrongNonce = "wrong-nonce"
+
+        /// Whether the defect is in the claims (the others are in the header or signature).
+        var changesClaims: Bool {
+            switch self {
+            case .expired, .notYetValid, .wrongIssuer, .wrongAudience, .wrongNonce: true
+            case .badSignature, .algNone, .hs256PublicKey, .unknownKid, .missingKid: false
+            }
+        }
     }
 
     public var userKey: String
@@ -61,11 +69,34 @@ public struct IdentityTokenOrder: Sendable {
 public struct MintedToken: Encodable, Sendable {
     /// The compact JWS.
     public var token: String
-    /// Its decoded header and claims.
-    public var header: JSONValue
-    public var claims: JSONValue
     /// The defect it carries, if any.
     public var defect: String?
     /// `accept` (a valid token) or `reject` (a defect).
     public var expected: String
+
+    /// Its decoded header, read from `token` when asked (minting many need not decode them).
+    public var header: JSONValue { Self.decodedSegment(of: token, at: 0) }
+    /// Its decoded claims, read from `token` when asked.
+    public var claims: JSONValue { Self.decodedSegment(of: token, at: 1) }
+
+    private static func decodedSegment(of token: String, at index: Int) -> JSONValue {
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard index < segments.count, let data = Data(base64URLEncoded: segments[index]),
+            let value = try? JSONValue.parse(data)
+        else { return .object([:]) }
+        return value
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case token, header, claims, defect, expected
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(token, forKey: .token)
+        try container.encode(header, forKey: .header)
+        try container.encode(claims, forKey: .claims)
+        try container.encodeIfPresent(defect, forKey: .defect)
+        try container.encode(expected, forKey: .expected)
+    }
 }

@@ -67,8 +67,6 @@ enum NotificationForgery {
         default: signing = .apple(keys.signing)
         }
         let token = try signing.compact(try TokenMinter.encode(JSONValue.object(claims)))
-        return MintedToken(
-            token: token, header: try IdentityTokenMint.header(of: token), claims: .object(claims),
-            defect: defect?.rawValue, expected: defect == nil ? "accept" : "reject")
+        return MintedToken(token: token, defect: defect?.rawValue, expected: defect == nil ? "accept" : "reject")
     }
 }

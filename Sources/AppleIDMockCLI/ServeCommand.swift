@@ -125,29 +125,34 @@ struct ServeCommand: AsyncParsableCommand {
             idleTimeoutSeconds: idle, tls: try resolveTLS())
     }
 
-    /// `--tls-cert` with `--tls-key` (your files), else `--tls` (the bundled test certificate), else none.
+    /// `--tls-cert` with `--tls-key` (your files, which imply HTTPS), else `--tls` (the bundled test
+    /// certificate), else none; each from its flag or else its environment variable.
     private func resolveTLS() throws -> TLSFiles? {
+        let variable = EnvironmentDefaults.value(EnvironmentDefaults.tls)
+        let enabled: Bool?
+        switch variable?.lowercased() {
+        case nil: enabled = nil
+        case "1", "true", "yes", "on": enabled = true
+        case "0", "false", "no", "off": enabled = false
+        default:
+            throw ValidationError(
+                "\(EnvironmentDefaults.tls) must be 1, true, yes, on, 0, false, no or off; found \"\(variable ?? "")\"")
+        }
         let cert = tlsCert ?? EnvironmentDefaults.value(EnvironmentDefaults.tlsCert)
         let key = tlsKey ?? EnvironmentDefaults.value(EnvironmentDefaults.tlsKey)
+        let certSource = tlsCert != nil ? "--tls-cert" : EnvironmentDefaults.tlsCert
+        let keySource = tlsKey != nil ? "--tls-key" : EnvironmentDefaults.tlsKey
         switch (cert, key) {
         case (let cert?, let key?):
             return TLSFiles(certificateChainPath: cert, privateKeyPath: key)
         case (.some, nil):
-            throw ValidationError("--tls-cert needs --tls-key (the certificate's private key)")
+            throw ValidationError(
+                "\(certSource) needs the certificate's private key too (--tls-key or \(EnvironmentDefaults.tlsKey))")
         case (nil, .some):
-            throw ValidationError("--tls-key needs --tls-cert (the certificate chain it belongs to)")
+            throw ValidationError(
+                "\(keySource) needs the certificate chain it belongs to (--tls-cert or \(EnvironmentDefaults.tlsCert))")
         case (nil, nil):
-            let text = EnvironmentDefaults.value(EnvironmentDefaults.tls)?.lowercased()
-            guard tls || text.map(Self.isTrue) == true else {
-                if let text, !Self.isFalse(text) {
-                    throw ValidationError("\(EnvironmentDefaults.tls) must be 1/true/yes or 0/false/no, found \(text)")
-                }
-                return nil
-            }
-            return TLSFiles.bundled(keysDirectory: locations.resolvedKeysDir)
+            return tls || enabled == true ? TLSFiles.bundled(keysDirectory: locations.resolvedKeysDir) : nil
         }
     }
-
-    private static func isTrue(_ text: String) -> Bool { ["1", "true", "yes", "on"].contains(text) }
-    private static func isFalse(_ text: String) -> Bool { ["0", "false", "no", "off"].contains(text) }
 }

@@ -33,6 +33,8 @@ public enum MockAppleIDError: Error, CustomStringConvertible, Sendable {
     case invalidHeader(String)
     /// `waitForNotification` saw no matching notification in time.
     case timedOut(String)
+    /// A helper was given something it cannot pass on (the message says what).
+    case invalidArgument(String)
 
     public var description: String {
         switch self {
@@ -42,6 +44,8 @@ public enum MockAppleIDError: Error, CustomStringConvertible, Sendable {
             return "\"\(name)\" is not a valid header name"
         case .timedOut(let what):
             return "timed out waiting for \(what)"
+        case .invalidArgument(let message):
+            return message
         }
     }
 }

@@ -32,6 +32,14 @@ extension MockAppleID {
         return try await call(.post, "/__admin/events", json: JSONText.object(body), as: FiredEvent.self)
     }
 
+    /// `duration` in seconds, refusing a fraction the mock would drop.
+    static func wholeSeconds(_ duration: Duration, _ helper: String) throws -> Int {
+        guard duration.components.attoseconds == 0 else {
+            throw MockAppleIDError.invalidArgument("\(helper) takes whole seconds, not \(duration)")
+        }
+        return Int(duration.components.seconds)
+    }
+
     /// The mock's clock as the control plane reports it.
     struct ClockView: Decodable {
         var now: Double
@@ -42,10 +50,11 @@ extension MockAppleID {
         Date(timeIntervalSince1970: try await call(.get, "/__admin/clock", as: ClockView.self).now)
     }
 
-    /// Moves the mock's clock by `duration` (negative: back). Expiry follows: codes, tokens, client
-    /// secrets, scheduled events, key grace periods.
+    /// Moves the mock's clock by `duration` (negative: back), in whole seconds as the mock counts
+    /// time (a fraction throws). Expiry follows: codes, tokens, client secrets, scheduled events,
+    /// key grace periods.
     public func advanceClock(by duration: Duration) async throws {
-        let body = JSONText.object(["advanceSeconds": .integer(Int(duration.components.seconds))])
+        let body = JSONText.object(["advanceSeconds": .integer(try Self.wholeSeconds(duration, "advanceClock(by:)"))])
         _ = try await call(.post, "/__admin/clock", json: body, as: ClockView.self)
     }
 

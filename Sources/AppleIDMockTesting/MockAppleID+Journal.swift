@@ -53,7 +53,7 @@ extension MockAppleID {
     }
 
     /// One server-to-server notification in the mock's outbox, with every delivery attempt.
-    public struct Notification: Sendable, Decodable {
+    public struct ServerNotification: Sendable, Decodable {
         /// The JWT's `jti`.
         public var id: String
         public var appGroupId: String
@@ -79,30 +79,52 @@ extension MockAppleID {
     }
 
     /// The notification outbox, newest first.
-    public func notifications() async throws -> [Notification] {
-        struct Listing: Decodable { var notifications: [Notification] }
+    public func notifications() async throws -> [ServerNotification] {
+        struct Listing: Decodable { var notifications: [ServerNotification] }
         return try await call(.get, "/__admin/notifications", as: Listing.self).notifications
     }
 
+    /// The states of a notification that no more attempts will change.
+    static let finalStatuses: Set<String> = ["delivered", "failed", "no_url"]
+
     /// Waits until a notification matching every given filter reaches `status` (by default
-    /// `delivered`: the receiver answered 2xx), and returns it. Throws `MockAppleIDError.timedOut`
-    /// after `timeout` (wall clock), naming what it last saw.
+    /// `delivered`: the receiver answered 2xx), and returns it. Without `id`, the newest match
+    /// counts, which may be one from earlier: `waitForDelivery(of:)` waits for a trigger's own.
+    /// Throws `MockAppleIDError.timedOut` after `timeout` (wall clock), or as soon as every match
+    /// has ended in another final state (`failed`, `no_url`), naming what it saw.
     public func waitForNotification(
         id: String? = nil, type: LifecycleEvent? = nil, sub: String? = nil, status: String = "delivered",
         timeout: Duration = .seconds(10)
-    ) async throws -> Notification {
+    ) async throws -> ServerNotification {
         let deadline = ContinuousClock.now + timeout
-        var seen: [Notification] = []
+        var seen: [ServerNotification] = []
+        func summary() -> String {
+            let last = seen.map { "\($0.type) \($0.id): \($0.status), \($0.attempts.count) attempt(s)" }
+            return "a notification \(status) (matching: \(last.isEmpty ? "none" : last.joined(separator: "; ")))"
+        }
         while ContinuousClock.now < deadline {
             seen = try await notifications().filter {
                 (id == nil || $0.id == id) && (type == nil || $0.type == type?.rawValue)
                     && (sub == nil || $0.sub == sub)
             }
             if let match = seen.first(where: { $0.status == status }) { return match }
+            if id != nil, let ended = seen.first, Self.finalStatuses.contains(ended.status) {
+                throw MockAppleIDError.timedOut(summary() + ": it ended \(ended.status)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
-        let last = seen.map { "\($0.type) \($0.id): \($0.status), \($0.attempts.count) attempt(s)" }
-        throw MockAppleIDError.timedOut(
-            "a notification \(status) (matching: \(last.isEmpty ? "none" : last.joined(separator: "; ")))")
+        throw MockAppleIDError.timedOut(summary())
+    }
+
+    /// Waits until every notification `fired` queued is delivered (its receiver answered 2xx), and
+    /// returns them; throws as `waitForNotification` does.
+    public func waitForDelivery(of fired: FiredEvent, timeout: Duration = .seconds(10)) async throws
+        -> [ServerNotification]
+    {
+        var delivered: [ServerNotification] = []
+        for id in fired.notificationIds {
+            delivered.append(try await waitForNotification(id: id, timeout: timeout))
+        }
+        return delivered
     }
 }

@@ -83,7 +83,8 @@ extension MockAppleID {
     public func clientSecret(for clientId: String, lifetime: Duration = .seconds(3600)) async throws -> String {
         struct Made: Decodable { var clientSecret: String }
         let body = JSONText.object([
-            "clientId": .string(clientId), "lifetimeSeconds": .integer(Int(lifetime.components.seconds)),
+            "clientId": .string(clientId),
+            "lifetimeSeconds": .integer(try Self.wholeSeconds(lifetime, "clientSecret(for:lifetime:)")),
         ])
         return try await call(.post, "/__admin/client-secret", json: body, as: Made.self).clientSecret
     }
@@ -117,6 +118,31 @@ extension MockAppleID {
             throw MockAppleIDError.unexpectedAnswer(path: "/auth/token", status: answer.status, body: answer.body)
         }
         return try answer.decode(TokenResponse.self)
+    }
+
+    /// Uses `refreshToken` at `/auth/token` as a backend does (Apple sends no new refresh token).
+    public func refresh(_ refreshToken: String, clientId: String) async throws -> TokenResponse {
+        let form = [
+            ("grant_type", "refresh_token"), ("client_id", clientId),
+            ("client_secret", try await clientSecret(for: clientId)), ("refresh_token", refreshToken),
+        ]
+        let answer = try await send(.post, "/auth/token", body: .form(form))
+        guard answer.status == 200 else {
+            throw MockAppleIDError.unexpectedAnswer(path: "/auth/token", status: answer.status, body: answer.body)
+        }
+        return try answer.decode(TokenResponse.self)
+    }
+
+    /// Revokes a refresh or access token at `/auth/revoke` as a backend does (Apple answers 200 even
+    /// for a token it does not know).
+    public func revoke(_ token: String, clientId: String) async throws {
+        let form = [
+            ("client_id", clientId), ("client_secret", try await clientSecret(for: clientId)), ("token", token),
+        ]
+        let answer = try await send(.post, "/auth/revoke", body: .form(form))
+        guard answer.status == 200 else {
+            throw MockAppleIDError.unexpectedAnswer(path: "/auth/revoke", status: answer.status, body: answer.body)
+        }
     }
 
     /// The JWKS the mock publishes at `/auth/keys`, as JSON text.

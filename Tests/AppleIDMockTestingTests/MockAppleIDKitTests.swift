@@ -45,6 +45,16 @@ struct MockAppleIDKitTests {
             let exchanges = try await mock.journal(endpoint: "token", clientId: Self.webClient)
             #expect(exchanges.first?.outcome == "ok" && exchanges.first?.grantType == "authorization_code")
             #expect(exchanges.first?.clientSecretTeamId == "DEF123GHIJ")
+
+            let refreshToken = try #require(tokens.refreshToken)
+            let refreshed = try await mock.refresh(refreshToken, clientId: Self.webClient)
+            #expect(refreshed.refreshToken == nil && refreshed.idToken != nil)
+            try await mock.revoke(refreshToken, clientId: Self.webClient)
+            await #expect {
+                _ = try await mock.refresh(refreshToken, clientId: Self.webClient)
+            } throws: { error in
+                "\(error)".contains("invalid_grant")
+            }
         }
     }
 
@@ -102,6 +112,8 @@ struct MockAppleIDKitTests {
                 let credential = try await mock.signInNative("sam", bundleId: Self.appClient)
                 let fired = try await mock.trigger(.accountDeleted, user: "sam")
                 #expect(fired.outcome == "applied" && fired.notificationIds.count == 1)
+                let delivered = try await mock.waitForDelivery(of: fired)
+                #expect(delivered.map(\.sub) == [credential.user] && delivered.first?.type == "account-delete")
                 let notification = try await mock.waitForNotification(type: .accountDeleted, sub: credential.user)
                 #expect(notification.attempts.last?.httpStatus == 200)
                 #expect(received.all.count == 1 && received.all.first?.contains("\"payload\"") == true)
@@ -129,6 +141,11 @@ struct MockAppleIDKitTests {
                 _ = try await mock.waitForNotification(type: .emailDisabled, timeout: .milliseconds(100))
             } throws: { error in
                 "\(error)".contains("timed out")
+            }
+            await #expect {
+                try await mock.advanceClock(by: .milliseconds(1500))
+            } throws: { error in
+                "\(error)".contains("whole seconds")
             }
         }
     }

@@ -5,7 +5,8 @@ import JWTKit
 import Testing
 
 @Test func signInWithApple() async throws {
-    try await MockAppleID.run(.live, options: .init(startingAt: Date(timeIntervalSince1970: 1_800_000_000))) { mock in
+    // The mock's clock stands still from now on; tokens stay valid for a verifier on the wall clock.
+    try await MockAppleID.run(.live, options: .init(startingAt: Date())) { mock in
         // Your backend under test is configured with mock.baseURL instead of https://appleid.apple.com.
         let signIn = try await mock.signInWeb(
             "sam", clientId: "com.example.web", redirectURI: "http://localhost:3000/auth/apple/callback")
@@ -19,7 +20,7 @@ import Testing
 
         // Lifecycle: the account is deleted and Apple notifies the app group's notificationUrl. With a
         // scenario pointing it at your server (mock.useScenario(json:)), wait until it answered 2xx:
-        // try await mock.waitForNotification(type: .accountDeleted)
+        // try await mock.waitForDelivery(of: deleted)
         let deleted = try await mock.trigger(.accountDeleted, user: "sam")
         #expect(deleted.notificationIds.count == 1)
 

@@ -104,7 +104,10 @@ struct TLSLiveTests {
                 ChildServers.serveArguments(state: nil) + ["--idle-timeout", "0.1"],
                 environment: ["APPLE_ID_MOCK_TLS": "maybe"])
             #expect(variable.ending != .exited(0))
-            #expect(variable.stderr.contains("APPLE_ID_MOCK_TLS must be"), "\(variable.stderr)")
+            #expect(
+                variable.stderr.contains(
+                    #"APPLE_ID_MOCK_TLS must be 1, true, yes, on, 0, false, no or off; found "maybe""#),
+                "\(variable.stderr)")
         }
     }
 
@@ -130,7 +133,12 @@ struct TLSLiveTests {
 
             let alone = try await children.run(ChildServers.serveArguments(state: nil) + ["--tls-cert", cert])
             #expect(alone.ending != .exited(0))
-            #expect(alone.stderr.contains("--tls-cert needs --tls-key"), "\(alone.stderr)")
+            #expect(alone.stderr.contains("--tls-cert needs the certificate's private key too"), "\(alone.stderr)")
+            let fromVariable = try await children.run(
+                ChildServers.serveArguments(state: nil), environment: ["APPLE_ID_MOCK_TLS_KEY": cert])
+            #expect(
+                fromVariable.stderr.contains("APPLE_ID_MOCK_TLS_KEY needs the certificate chain"),
+                "\(fromVariable.stderr)")
         }
     }
 }

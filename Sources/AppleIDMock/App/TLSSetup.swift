@@ -75,6 +75,10 @@ enum TLSSetup {
         guard FileManager.default.isReadableFile(atPath: path) else {
             return "cannot use TLS file \(path): not readable"
         }
+        if let text = try? String(contentsOfFile: path, encoding: .utf8), text.contains("ENCRYPTED") {
+            return
+                "cannot use TLS file \(path): the key is encrypted; give it without a passphrase (openssl pkey -in \(path) -out plain-key.pem)"
+        }
         return "cannot use TLS file \(path): not \(expected) (\(error))"
     }
 }

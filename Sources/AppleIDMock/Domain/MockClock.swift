@@ -23,16 +23,16 @@ public final class MockClock: Sendable {
     }
 
     /// How far this clock is ahead of its base.
-    public var offsetSeconds: TimeInterval {
+    var offsetSeconds: TimeInterval {
         offset.withLock { $0 }
     }
 
     /// The instants the clock may show: 1970 through 9999, so every timestamp fits Apple's integer claims.
-    public static let validRange = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799)
+    static let validRange = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799)
 
     /// Moves time forward (or back, with a negative value); false (and no change) if that leaves `validRange`.
     @discardableResult
-    public func advance(by seconds: TimeInterval) -> Bool {
+    func advance(by seconds: TimeInterval) -> Bool {
         let now = base()
         return offset.withLock { offset in
             guard seconds.isFinite, Self.validRange.contains(now.addingTimeInterval(offset + seconds)) else {
@@ -45,7 +45,7 @@ public final class MockClock: Sendable {
 
     /// Jumps to `instant`; false (and no change) if it is outside `validRange`.
     @discardableResult
-    public func set(to instant: Date) -> Bool {
+    func set(to instant: Date) -> Bool {
         guard Self.validRange.contains(instant) else { return false }
         let target = instant.timeIntervalSince(base())
         offset.withLock { $0 = target }
@@ -53,7 +53,7 @@ public final class MockClock: Sendable {
     }
 
     /// Returns to the base clock.
-    public func reset() {
+    func reset() {
         offset.withLock { $0 = 0 }
     }
 }

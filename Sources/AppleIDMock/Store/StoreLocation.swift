@@ -9,11 +9,11 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// The parts of a PostgreSQL URL.
     public struct PostgresLocation: Sendable, Equatable {
-        public var host: String
-        public var port: Int
-        public var user: String
-        public var password: String?
-        public var database: String
+        var host: String
+        var port: Int
+        var user: String
+        var password: String?
+        var database: String
     }
 
     /// Parses a `--state` value; the error names what is wrong (with any password masked).

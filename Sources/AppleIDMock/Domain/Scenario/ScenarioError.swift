@@ -16,13 +16,13 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
     /// How many more problems there were than listed.
     public var omitted = 0
 
-    public init(problems: [Problem], omitted: Int = 0) {
+    init(problems: [Problem], omitted: Int = 0) {
         self.problems = problems
         self.omitted = omitted
     }
 
     /// A single problem.
-    public init(file: String, path: String = "$", reason: String) {
+    init(file: String, path: String = "$", reason: String) {
         self.problems = [Problem(file: file, path: path, reason: reason)]
     }
 

@@ -17,7 +17,6 @@ import sys
 import time
 import warnings
 from html.parser import HTMLParser
-from pathlib import Path
 
 import requests
 from authlib.deprecate import AuthlibDeprecationWarning
@@ -31,23 +30,10 @@ from authlib.jose import JsonWebKey, JsonWebToken  # noqa: E402
 from authlib.oauth2.rfc7636 import create_s256_code_challenge  # noqa: E402
 from authlib.oidc.core import CodeIDToken, HybridIDToken  # noqa: E402
 
-APPLE_ISSUER = "https://appleid.apple.com"
-CLIENT_ID = "com.example.web"
-TEAM_ID = "DEF123GHIJ"
-KEY_ID = "ABC123DEFG"
-REDIRECT_URI = "http://localhost:3000/auth/apple/callback"
-KEYS_DIR = Path(__file__).resolve().parent.parent.parent / "keys"
+from rp_checks import (  # noqa: E402
+    APPLE_ISSUER, CLIENT_ID, KEY_ID, KEYS_DIR, REDIRECT_URI, REVOKED, TEAM_ID, check, finish)
+
 RELAY_DOMAIN = "@privaterelay.appleid.com"
-REVOKED = {"error": "invalid_grant", "error_description": "The token has expired or has been revoked."}
-
-results = {"passed": 0, "failed": 0}
-
-
-def check(name, ok, detail=""):
-    """Record one check and print `PASS name` or `FAIL name: detail`."""
-    results["passed" if ok else "failed"] += 1
-    print(f"{'PASS' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"), flush=True)
-    return ok
 
 
 class FormParser(HTMLParser):
@@ -210,8 +196,7 @@ def main():
         run(sys.argv[1].rstrip("/"))
     except Exception as error:  # noqa: BLE001 - report and count, never a bare traceback
         check("flow ran to the end", False, f"{type(error).__name__}: {error}")
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    sys.exit(1 if results["failed"] else 0)
+    finish()
 
 
 if __name__ == "__main__":

@@ -109,6 +109,7 @@ let package = Package(
             name: "AppleIDMockTests",
             dependencies: [
                 "AppleIDMock",
+                "AppleIDMockTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -49,17 +49,3 @@ public enum MockAppleIDError: Error, CustomStringConvertible, Sendable {
         }
     }
 }
-
-/// `application/x-www-form-urlencoded`, as browsers and HTTP clients write it.
-enum FormEncoding {
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func encode(_ pairs: [(String, String)]) -> String {
-        pairs.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
-    }
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-}

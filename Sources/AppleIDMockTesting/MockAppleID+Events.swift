@@ -1,3 +1,4 @@
+import AppleIDMock
 import Foundation
 
 extension MockAppleID {
@@ -27,9 +28,13 @@ extension MockAppleID {
     /// app group id or one of its client ids) is needed for all but `accountDeleted`.
     @discardableResult
     public func trigger(_ event: LifecycleEvent, user: String, appGroup: String? = nil) async throws -> FiredEvent {
-        var body: [String: JSONText] = ["type": .string(event.rawValue), "user": .string(user)]
-        if let appGroup { body["appGroup"] = .string(appGroup) }
-        return try await call(.post, "/__admin/events", json: JSONText.object(body), as: FiredEvent.self)
+        struct Order: Encodable {
+            var type: String
+            var user: String
+            var appGroup: String?
+        }
+        let order = Order(type: event.rawValue, user: user, appGroup: appGroup)
+        return try await call(.post, "/__admin/events", json: order, as: FiredEvent.self)
     }
 
     /// `duration` in seconds, refusing a fraction the mock would drop.
@@ -54,19 +59,19 @@ extension MockAppleID {
     /// time (a fraction throws). Expiry follows: codes, tokens, client secrets, scheduled events,
     /// key grace periods.
     public func advanceClock(by duration: Duration) async throws {
-        let body = JSONText.object(["advanceSeconds": .integer(try Self.wholeSeconds(duration, "advanceClock(by:)"))])
-        _ = try await call(.post, "/__admin/clock", json: body, as: ClockView.self)
+        let seconds = try Self.wholeSeconds(duration, "advanceClock(by:)")
+        _ = try await call(.post, "/__admin/clock", json: ["advanceSeconds": seconds], as: ClockView.self)
     }
 
     /// Sets the mock's clock to `instant` (whole seconds).
     public func setClock(to instant: Date) async throws {
-        let body = JSONText.object(["now": .integer(Int(instant.timeIntervalSince1970.rounded(.down)))])
-        _ = try await call(.post, "/__admin/clock", json: body, as: ClockView.self)
+        let seconds = Int(instant.timeIntervalSince1970.rounded(.down))
+        _ = try await call(.post, "/__admin/clock", json: ["now": seconds], as: ClockView.self)
     }
 
     /// Forgets consents, codes, tokens, events and notifications, as at start (`POST /__admin/reset`).
     public func reset() async throws {
-        _ = try await send(.post, "/__admin/reset")
+        try await succeeding(.post, "/__admin/reset")
     }
 }
 
@@ -75,18 +80,13 @@ extension MockAppleID {
     /// as `name` and makes it the active one, after the same checks as at start-up; a problem
     /// throws `MockAppleIDError.unexpectedAnswer` naming each field and why.
     public func useScenario(json: String, named name: String = "test") async throws {
-        let path = "/__admin/scenarios?" + FormEncoding.encode([("name", name), ("activate", "true")])
-        let answer = try await send(.post, path, body: .json(json))
-        guard answer.status == 200 else {
-            throw MockAppleIDError.unexpectedAnswer(path: path, status: answer.status, body: answer.body)
-        }
+        let path = "/__admin/scenarios?" + FormParameters.encode([("name", name), ("activate", "true")])
+        try await succeeding(.post, path, body: .json(json))
     }
 
     /// Makes the scenario `name` (bundled or uploaded) the active one, resetting the session.
     public func useScenario(named name: String) async throws {
-        let answer = try await send(.put, "/__admin/scenario", body: .json(JSONText.object(["name": .string(name)])))
-        guard answer.status == 200 else {
-            throw MockAppleIDError.unexpectedAnswer(path: "/__admin/scenario", status: answer.status, body: answer.body)
-        }
+        let text = String(decoding: try JSONEncoder().encode(["name": name]), as: UTF8.self)
+        try await succeeding(.put, "/__admin/scenario", body: .json(text))
     }
 }

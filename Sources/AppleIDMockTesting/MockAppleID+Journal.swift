@@ -1,3 +1,4 @@
+import AppleIDMock
 import Foundation
 
 extension MockAppleID {
@@ -48,7 +49,7 @@ extension MockAppleID {
         if let outcome { query.append(("outcome", outcome)) }
         if let since { query.append(("since", String(Int(since.timeIntervalSince1970.rounded(.down))))) }
         if let limit { query.append(("limit", String(limit))) }
-        let path = "/__admin/journal" + (query.isEmpty ? "" : "?" + FormEncoding.encode(query))
+        let path = "/__admin/journal" + (query.isEmpty ? "" : "?" + FormParameters.encode(query))
         return try await call(.get, path, as: Listing.self).entries
     }
 

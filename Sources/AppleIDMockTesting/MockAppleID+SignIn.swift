@@ -1,3 +1,4 @@
+import AppleIDMock
 import Foundation
 
 extension MockAppleID {
@@ -31,7 +32,7 @@ extension MockAppleID {
         ]
         if !scopes.isEmpty { query.append(("scope", scopes.map(\.rawValue).joined(separator: " "))) }
         if let nonce { query.append(("nonce", nonce)) }
-        let path = "/auth/authorize?" + FormEncoding.encode(query)
+        let path = "/auth/authorize?" + FormParameters.encode(query)
         let answer = try await send(.get, path)
         let fields = HiddenFields.parse(answer.body)
         guard answer.status == 200, let code = fields["code"], let idToken = fields["id_token"] else {
@@ -70,23 +71,27 @@ extension MockAppleID {
     public func signInNative(
         _ user: String, bundleId: String, scopes: [Scope] = [.name, .email], nonce: String? = nil
     ) async throws -> NativeCredential {
-        var body: [String: JSONText] = [
-            "clientId": .string(bundleId), "user": .string(user), "scopes": .strings(scopes.map(\.rawValue)),
-        ]
-        if let nonce { body["nonce"] = .string(nonce) }
-        return try await call(
-            .post, "/__admin/native/authorize", json: JSONText.object(body), as: NativeCredential.self)
+        struct Order: Encodable {
+            var clientId: String
+            var user: String
+            var scopes: [String]
+            var nonce: String?
+        }
+        let order = Order(clientId: bundleId, user: user, scopes: scopes.map(\.rawValue), nonce: nonce)
+        return try await call(.post, "/__admin/native/authorize", json: order, as: NativeCredential.self)
     }
 
     /// A valid `client_secret` for `clientId` (ES256, signed with the bundled developer key of its
     /// team), good for `lifetime` on the mock's clock.
     public func clientSecret(for clientId: String, lifetime: Duration = .seconds(3600)) async throws -> String {
+        struct Order: Encodable {
+            var clientId: String
+            var lifetimeSeconds: Int
+        }
         struct Made: Decodable { var clientSecret: String }
-        let body = JSONText.object([
-            "clientId": .string(clientId),
-            "lifetimeSeconds": .integer(try Self.wholeSeconds(lifetime, "clientSecret(for:lifetime:)")),
-        ])
-        return try await call(.post, "/__admin/client-secret", json: body, as: Made.self).clientSecret
+        let order = Order(
+            clientId: clientId, lifetimeSeconds: try Self.wholeSeconds(lifetime, "clientSecret(for:lifetime:)"))
+        return try await call(.post, "/__admin/client-secret", json: order, as: Made.self).clientSecret
     }
 
     /// The answer of `/auth/token`.
@@ -113,11 +118,7 @@ extension MockAppleID {
             ("client_secret", try await clientSecret(for: clientId)), ("code", code),
         ]
         if let redirectURI { form.append(("redirect_uri", redirectURI)) }
-        let answer = try await send(.post, "/auth/token", body: .form(form))
-        guard answer.status == 200 else {
-            throw MockAppleIDError.unexpectedAnswer(path: "/auth/token", status: answer.status, body: answer.body)
-        }
-        return try answer.decode(TokenResponse.self)
+        return try await succeeding(.post, "/auth/token", body: .form(form)).decode(TokenResponse.self)
     }
 
     /// Uses `refreshToken` at `/auth/token` as a backend does (Apple sends no new refresh token).
@@ -126,11 +127,7 @@ extension MockAppleID {
             ("grant_type", "refresh_token"), ("client_id", clientId),
             ("client_secret", try await clientSecret(for: clientId)), ("refresh_token", refreshToken),
         ]
-        let answer = try await send(.post, "/auth/token", body: .form(form))
-        guard answer.status == 200 else {
-            throw MockAppleIDError.unexpectedAnswer(path: "/auth/token", status: answer.status, body: answer.body)
-        }
-        return try answer.decode(TokenResponse.self)
+        return try await succeeding(.post, "/auth/token", body: .form(form)).decode(TokenResponse.self)
     }
 
     /// Revokes a refresh or access token at `/auth/revoke` as a backend does (Apple answers 200 even
@@ -139,10 +136,7 @@ extension MockAppleID {
         let form = [
             ("client_id", clientId), ("client_secret", try await clientSecret(for: clientId)), ("token", token),
         ]
-        let answer = try await send(.post, "/auth/revoke", body: .form(form))
-        guard answer.status == 200 else {
-            throw MockAppleIDError.unexpectedAnswer(path: "/auth/revoke", status: answer.status, body: answer.body)
-        }
+        try await succeeding(.post, "/auth/revoke", body: .form(form))
     }
 
     /// The JWKS the mock publishes at `/auth/keys`, as JSON text.
@@ -174,29 +168,5 @@ enum HiddenFields {
         text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&amp;", with: "&")
-    }
-}
-
-/// A JSON body written by the helpers (values are escaped by `JSONSerialization`'s rules).
-enum JSONText {
-    case string(String)
-    case strings([String])
-    case integer(Int)
-    case number(Double)
-    case bool(Bool)
-
-    static func object(_ members: [String: JSONText]) -> String {
-        var object: [String: Any] = [:]
-        for (key, value) in members {
-            switch value {
-            case .string(let text): object[key] = text
-            case .strings(let texts): object[key] = texts
-            case .integer(let number): object[key] = number
-            case .number(let number): object[key] = number
-            case .bool(let flag): object[key] = flag
-            }
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 }

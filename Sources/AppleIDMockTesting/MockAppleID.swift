@@ -70,7 +70,7 @@ public struct MockAppleID: Sendable {
             buffer = ByteBuffer(string: text)
         case .form(let pairs):
             fields[.contentType] = "application/x-www-form-urlencoded"
-            buffer = ByteBuffer(string: FormEncoding.encode(pairs))
+            buffer = ByteBuffer(string: FormParameters.encode(pairs))
         case nil:
             break
         }
@@ -80,16 +80,28 @@ public struct MockAppleID: Sendable {
         return Answer(status: Int(response.status.code), headers: headerValues, body: String(buffer: response.body))
     }
 
-    /// Sends a control-plane call and decodes its 2xx JSON answer; anything else throws
+    /// Sends one request and returns its 2xx answer; anything else throws
     /// `MockAppleIDError.unexpectedAnswer` with the status and body.
-    func call<T: Decodable>(
-        _ method: HTTPRequest.Method, _ path: String, json: String? = nil, as type: T.Type
-    ) async throws -> T {
-        let answer = try await send(method, path, body: json.map(Body.json))
+    @discardableResult
+    func succeeding(_ method: HTTPRequest.Method, _ path: String, body: Body? = nil) async throws -> Answer {
+        let answer = try await send(method, path, body: body)
         guard (200..<300).contains(answer.status) else {
             throw MockAppleIDError.unexpectedAnswer(path: path, status: answer.status, body: answer.body)
         }
-        return try Self.decoder.decode(T.self, from: Data(answer.body.utf8))
+        return answer
+    }
+
+    /// A control-plane call without a body, its 2xx JSON answer decoded.
+    func call<T: Decodable>(_ method: HTTPRequest.Method, _ path: String, as type: T.Type) async throws -> T {
+        try await succeeding(method, path).decode(T.self)
+    }
+
+    /// A control-plane call with `json` as its body, its 2xx JSON answer decoded.
+    func call<T: Decodable>(
+        _ method: HTTPRequest.Method, _ path: String, json: some Encodable, as type: T.Type
+    ) async throws -> T {
+        let text = String(decoding: try JSONEncoder().encode(json), as: UTF8.self)
+        return try await succeeding(method, path, body: .json(text)).decode(T.self)
     }
 
     /// Dates as the control plane writes them: ISO 8601, with or without fractions of a second.

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 
 @testable import AppleIDMock
+@testable import AppleIDMockTesting
 
 /// Paths, fixtures and request helpers shared by the test suites.
 enum Fixture {
@@ -45,24 +46,10 @@ enum Fixture {
         try await buildApplication(configuration: configuration(), clock: clock)
     }
 
-    /// The hidden inputs of an HTML form (the form_post page, the consent page).
+    /// The hidden inputs of an HTML form (the form_post page, the consent page), read as the kit
+    /// reads them.
     static func hiddenFields(_ html: String) -> [String: String] {
-        var fields: [String: String] = [:]
-        // A constant, valid pattern: `try!` cannot fail here.
-        let pattern = try! NSRegularExpression(pattern: #"<input type="hidden" name="([^"]*)" value="([^"]*)">"#)
-        for match in pattern.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
-            guard let name = Range(match.range(at: 1), in: html), let value = Range(match.range(at: 2), in: html) else {
-                continue
-            }
-            fields[unescape(String(html[name]))] = unescape(String(html[value]))
-        }
-        return fields
-    }
-
-    private static func unescape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        HiddenFields.parse(html)
     }
 
     /// Query or fragment parameters of a redirect `Location`.

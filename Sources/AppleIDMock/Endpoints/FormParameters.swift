@@ -2,7 +2,7 @@ import Foundation
 
 /// `application/x-www-form-urlencoded` parameters (a body or a query string), keeping duplicates so
 /// they can be refused as Apple refuses them.
-struct FormParameters: Sendable {
+public struct FormParameters: Sendable {
     /// The name/value pairs in order.
     let pairs: [(name: String, value: String)]
 
@@ -117,8 +117,8 @@ struct FormParameters: Sendable {
         return FormParameters(pairs: pairs + other.pairs.filter { !names.contains($0.name) })
     }
 
-    /// Encodes pairs as a query string or form body.
-    static func encode(_ pairs: [(String, String)]) -> String {
+    /// Encodes pairs as a query string or form body (public for the `AppleIDMockTesting` kit).
+    public static func encode(_ pairs: [(String, String)]) -> String {
         pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
     }
 

@@ -102,14 +102,16 @@ export function describe(error) {
 
 /**
  * Runs an action for `section`: disables `button` while it runs, then reports `success(result)` or
- * the error. A 401 asks for the admin token (the `needs-token` event). Resolves with the result,
- * or `undefined` when it failed.
+ * the error. `problems` (an element, or a function given the error or `null`) shows the error's
+ * problems and clears them on success. A 401 asks for the admin token (the `needs-token` event).
+ * Resolves with the result, or `undefined` when it failed.
  */
 export async function act(section, button, action, success, problems) {
+  const showing = typeof problems === "function" ? problems : problems ? (error) => showProblems(problems, error) : null;
   if (button) button.disabled = true;
   try {
     const result = await action();
-    if (problems) problems.replaceChildren();
+    showing?.(null);
     report(section, typeof success === "function" ? success(result) : success, true);
     return result;
   } catch (error) {
@@ -117,20 +119,22 @@ export async function act(section, button, action, success, problems) {
       document.dispatchEvent(new CustomEvent("needs-token", { detail: error.message }));
     }
     report(section, describe(error), false);
-    if (problems) showProblems(problems, error);
+    showing?.(error);
     return undefined;
   } finally {
     if (button) button.disabled = false;
   }
 }
 
-/** Replaces a table body's rows only when `key` (the data they show) changed, so focus and
- *  selection survive the refreshes that bring nothing new. */
-export function fillTable(tbody, key, rows) {
-  if (tbody.dataset.key === key) return false;
-  tbody.dataset.key = key;
-  keepFocus(tbody, () => tbody.replaceChildren(...rows));
-  labelCells(tbody.closest("table"));
+/** Replaces `container`'s content (a table body, or a list of tables) with what `build()` returns,
+ *  only when `key` (the data it shows) changed: nothing is built for a refresh that brings nothing
+ *  new, and focus and selection survive it. */
+export function fillTable(container, key, build) {
+  if (container.dataset.key === key) return false;
+  container.dataset.key = key;
+  keepFocus(container, () => container.replaceChildren(...build()));
+  const table = container.closest("table");
+  for (const each of table ? [table] : container.querySelectorAll("table")) labelCells(each);
   return true;
 }
 

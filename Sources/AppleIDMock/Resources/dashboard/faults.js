@@ -105,7 +105,7 @@ export function createFaults(ctx) {
 
   async function refresh() {
     const { faults } = await api("GET", "/__admin/faults");
-    fillTable(tbody, JSON.stringify(faults), faults.map(row));
+    fillTable(tbody, JSON.stringify(faults), () => faults.map(row));
     empty.hidden = faults.length > 0;
   }
 

@@ -63,7 +63,7 @@ export function createJournal(ctx) {
     const asked = ++latest;
     const { entries } = await api("GET", `/__admin/journal?${params}`);
     if (asked !== latest) return; // a newer request (other filters) answers instead
-    fillTable(tbody, JSON.stringify(entries.map((e) => e.id)) + params, entries.map(row));
+    fillTable(tbody, JSON.stringify(entries.map((e) => e.id)) + params, () => entries.map(row));
     empty.hidden = entries.length > 0;
   }
 

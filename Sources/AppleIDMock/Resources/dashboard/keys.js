@@ -50,7 +50,7 @@ export function createKeys(ctx) {
   async function refresh() {
     const listing = await api("GET", "/__admin/keys");
     document.getElementById("glance-kid").textContent = listing.signingKid;
-    fillTable(tbody, JSON.stringify(listing), listing.keys.map(row));
+    fillTable(tbody, JSON.stringify(listing), () => listing.keys.map(row));
   }
 
   return { refresh };

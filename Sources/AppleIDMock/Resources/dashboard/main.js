@@ -30,6 +30,11 @@ const live = document.getElementById("glance-live");
 const forget = document.getElementById("forget-token");
 let locked = false;
 
+/** Asks for the token after a 401: the stored one was refused, or there was none (`detail`). */
+function tokenRefused(detail = "") {
+  askForToken(token.get() ? "The server refused this token." : detail);
+}
+
 function askForToken(message) {
   locked = true;
   live.textContent = "waiting for the admin token";
@@ -38,9 +43,7 @@ function askForToken(message) {
   document.getElementById("token-input").focus();
 }
 
-document.addEventListener("needs-token", (event) => {
-  askForToken(token.get() ? "The server refused this token." : event.detail ?? "");
-});
+document.addEventListener("needs-token", (event) => tokenRefused(event.detail ?? ""));
 
 document.getElementById("token-form").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -67,7 +70,7 @@ async function run(names, force = false) {
   const results = await Promise.allSettled(names.map((name) => sections[name].refresh(force)));
   const failure = results.find((r) => r.status === "rejected")?.reason;
   if (failure instanceof ApiError && failure.status === 401) {
-    askForToken(token.get() ? "The server refused this token." : "");
+    tokenRefused();
     return;
   }
   forget.hidden = !token.get();

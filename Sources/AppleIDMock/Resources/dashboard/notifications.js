@@ -36,7 +36,7 @@ export function createNotifications(ctx) {
   async function refresh() {
     const { notifications } = await api("GET", "/__admin/notifications");
     const newest = [...notifications].reverse();
-    fillTable(tbody, JSON.stringify(newest), newest.map(row));
+    fillTable(tbody, JSON.stringify(newest), () => newest.map(row));
     empty.hidden = newest.length > 0;
   }
 

@@ -2,7 +2,7 @@
 // their JSON paths), and the app groups with their clients and transfers.
 
 import { api } from "./api.js";
-import { act, fillTable, h, report, time } from "./dom.js";
+import { act, fillTable, h, time } from "./dom.js";
 
 export function createScenario(ctx) {
   const $ = (id) => document.getElementById(id);
@@ -108,8 +108,8 @@ export function createScenario(ctx) {
       choice.value = active;
     }
     fillTable(document.querySelector("#app-groups tbody"), JSON.stringify([scenario.appGroups, scenario.transfers, teams]),
-      scenario.appGroups.map((group) => groupRow(group, scenario.transfers)));
+      () => scenario.appGroups.map((group) => groupRow(group, scenario.transfers)));
   }
 
-  return { refresh, report: (message, ok) => report("scenario", message, ok) };
+  return { refresh };
 }

@@ -3,7 +3,7 @@
 // the server validates them as it does any PATCH, and each problem is shown at its field.
 
 import { api } from "./api.js";
-import { act, h, showProblems } from "./dom.js";
+import { act, h, report, showProblems } from "./dom.js";
 
 export function createSettings(ctx) {
   const container = document.getElementById("settings-fields");
@@ -88,19 +88,14 @@ export function createSettings(ctx) {
     }
     const names = Object.keys(patch);
     if (names.length === 0) {
-      act("settings", null, async () => null, "Nothing changed.");
+      report("settings", "Nothing changed.", true);
       return;
     }
-    let failure = null;
-    const saved = await act("settings", event.submitter, async () => {
-      try {
-        return await api("PATCH", "/__admin/settings", patch);
-      } catch (error) {
-        failure = error;
-        throw error;
-      }
-    }, `Saved ${names.join(", ")}.`, problems);
-    markProblems(failure);
+    const saved = await act("settings", event.submitter, () => api("PATCH", "/__admin/settings", patch),
+      `Saved ${names.join(", ")}.`, (error) => {
+        showProblems(problems, error);
+        markProblems(error);
+      });
     if (saved) {
       render(saved, await loadSchema());
       await ctx.refreshAll();

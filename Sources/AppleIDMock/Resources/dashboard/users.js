@@ -3,7 +3,7 @@
 // act as the user would (revoke, delete the account, relay off/on, sign in on a device).
 
 import { api } from "./api.js";
-import { act, h, keepFocus, labelCells, time } from "./dom.js";
+import { act, fillTable, h, time } from "./dom.js";
 
 const STATUS_NAMES = { 0: "unsupported", 1: "unknown", 2: "likely real" };
 
@@ -132,12 +132,10 @@ export function createUsers(ctx) {
 
   async function refresh() {
     const view = await api("GET", "/__admin/users");
-    const key = JSON.stringify(view.users);
-    if (list.dataset.key === key) return;
-    list.dataset.key = key;
-    openDetails = new Set([...list.querySelectorAll("details[open]")].map((d) => d.dataset.userDetails));
-    keepFocus(list, () => list.replaceChildren(...view.users.map(userCard)));
-    for (const table of list.querySelectorAll("table")) labelCells(table);
+    fillTable(list, JSON.stringify(view.users), () => {
+      openDetails = new Set([...list.querySelectorAll("details[open]")].map((d) => d.dataset.userDetails));
+      return view.users.map(userCard);
+    });
   }
 
   /** Hides the device credential: it belonged to a session that was reset. */

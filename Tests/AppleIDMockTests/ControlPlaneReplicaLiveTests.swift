@@ -39,17 +39,14 @@ struct ControlPlaneReplicaLiveTests {
                 })
             try await Task.sleep(for: .milliseconds(300))
             #expect((try await a.client.get("/__admin/journal").json["entries"] as? [Any])?.count == 1)
-            await PostgresReplicaLiveTests.stop(a, b)
+            await ServerProcess.stop(a, b)
         }
     }
 
     @Test("SQLite: a rotated key, fault rules and the journal survive kill -9")
     func sqliteRestart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let state = "sqlite:" + directory.appendingPathComponent("state.db").path
         try await ChildServers.with { children in
+            let state = "sqlite:" + children.file("state.db")
             let first = try await children.start(state: state)
             let kid = try #require(try await first.client.send("POST", "/__admin/keys/rotate").json["kid"] as? String)
             _ = try await first.client.json("/__admin/faults", #"{"endpoint":"keys","status":500,"times":2}"#)

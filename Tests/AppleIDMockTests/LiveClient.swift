@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Testing
 
 @testable import AppleIDMock
 
@@ -13,6 +14,11 @@ struct LiveClient: Sendable {
     struct Answer: Sendable {
         var status: Int
         var text: String
+
+        /// The id of the first notification an event (`POST /__admin/events`) queued.
+        func notificationId(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+            try #require((json["notificationIds"] as? [String])?.first, "\(text)", sourceLocation: sourceLocation)
+        }
 
         /// The body as a JSON object (empty if it is not one).
         var json: [String: Any] {

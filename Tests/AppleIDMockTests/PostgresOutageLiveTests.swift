@@ -47,7 +47,7 @@ struct PostgresOutageLiveTests {
         }
         try await ChildServers.with { children in
             let server = try await children.start(state: url)
-            let client = LiveClient(baseURL: "http://127.0.0.1:\(server.port)")
+            let client = server.client
             let secret = try await Fixture.secret(now: Date())
             let code = try #require(try await client.signIn("maria")["code"])
             let refresh = try #require(

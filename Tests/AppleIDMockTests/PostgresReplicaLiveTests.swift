@@ -16,20 +16,6 @@ struct PostgresReplicaLiveTests {
         return try await (a, b)
     }
 
-    /// Sends SIGTERM to each server and checks that it ends normally.
-    static func stop(_ servers: ServerProcess...) async {
-        for server in servers { server.terminate() }
-        for server in servers {
-            #expect(await server.waitForExit(seconds: 5) != nil)
-            #expect(server.ending.isNormalAfterSIGTERM, "\(server.ending)")
-        }
-    }
-
-    /// The id of the notification an event (`POST /__admin/events`) produced.
-    static func eventNotification(_ answer: LiveClient.Answer) throws -> String {
-        try #require((answer.json["notificationIds"] as? [String])?.first, "\(answer.text)")
-    }
-
     @Test("a code minted on one replica is redeemed on the other, once among 100; settings and scenario are shared")
     func sharedGrantsAndControl() async throws {
         let url = try await TestPostgres.freshDatabase()
@@ -72,7 +58,7 @@ struct PostgresReplicaLiveTests {
 
             #expect(try await b.client.json("/__admin/clock", #"{"advanceSeconds": 3600}"#).status == 200)
             #expect(try await a.client.get("/__admin/clock").json["offsetSeconds"] as? Double == 3600)
-            await Self.stop(a, b)
+            await ServerProcess.stop(a, b)
         }
     }
 
@@ -94,9 +80,9 @@ struct PostgresReplicaLiveTests {
                     let client = (index.isMultiple(of: 2) ? a : b).client
                     #expect(try await client.nativeAuthorize("sam").status == 200)
                     ids.append(
-                        try Self.eventNotification(
-                            try await client.json(
-                                "/__admin/events", #"{"type":"consent-revoked","user":"sam","appGroup":"example"}"#)))
+                        try await client.json(
+                            "/__admin/events", #"{"type":"consent-revoked","user":"sam","appGroup":"example"}"#
+                        ).notificationId())
                 }
                 #expect(
                     try await Waiting.until(seconds: 10) {
@@ -109,7 +95,7 @@ struct PostgresReplicaLiveTests {
                 for record in records {
                     #expect(record["status"] as? String == "delivered" && (record["attempts"] as? [Any])?.count == 1)
                 }
-                await Self.stop(a, b)
+                await ServerProcess.stop(a, b)
             }
         }
     }
@@ -130,8 +116,8 @@ struct PostgresReplicaLiveTests {
                             #"{"notificationTimeoutMilliseconds": 4000, "notificationRetryInitialMilliseconds": 100}"#
                     ).status == 200)
                 #expect(try await a.client.nativeAuthorize("maria").status == 200)
-                let id = try Self.eventNotification(
-                    try await a.client.json("/__admin/events", #"{"type":"account-delete","user":"maria"}"#))
+                let id = try await a.client.json("/__admin/events", #"{"type":"account-delete","user":"maria"}"#)
+                    .notificationId()
                 let first = try #require(await inbox.waitForArrivals(1).first)
                 #expect(first.jti == id)
 
@@ -154,7 +140,7 @@ struct PostgresReplicaLiveTests {
                     })
                 let record = try #require(try await b.client.notifications().first)
                 #expect((record["attempts"] as? [Any])?.count == 1, "only B's attempt is recorded")
-                await Self.stop(b)
+                await ServerProcess.stop(b)
             }
         }
     }
@@ -172,8 +158,8 @@ struct PostgresReplicaLiveTests {
                         settings: #"{"notificationTimeoutMilliseconds": 20000}"#
                     ).status == 200)
                 #expect(try await a.client.nativeAuthorize("maria").status == 200)
-                let id = try Self.eventNotification(
-                    try await a.client.json("/__admin/events", #"{"type":"account-delete","user":"maria"}"#))
+                let id = try await a.client.json("/__admin/events", #"{"type":"account-delete","user":"maria"}"#)
+                    .notificationId()
                 #expect(await inbox.waitForArrivals(1).first?.jti == id)
 
                 let b = try await children.start(state: url)
@@ -185,7 +171,7 @@ struct PostgresReplicaLiveTests {
                     "A's log:\n\(a.stderr)")
                 try await Task.sleep(for: .seconds(1))
                 #expect(await inbox.arrivals.filter { $0.at > resetAnswered }.isEmpty)
-                await Self.stop(a, b)
+                await ServerProcess.stop(a, b)
             }
         }
     }

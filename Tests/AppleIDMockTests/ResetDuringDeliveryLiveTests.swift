@@ -29,7 +29,7 @@ struct ResetDuringDeliveryLiveTests {
                 for (pause, switches) in [(0, false), (100, false), (150, true)] {
                     #expect(try await client.nativeAuthorize("maria").status == 200)
                     let event = try await client.json("/__admin/events", Self.accountDelete)
-                    let jti = try #require((event.json["notificationIds"] as? [String])?.first, "\(event.text)")
+                    let jti = try event.notificationId()
                     #expect(
                         try await Waiting.until(seconds: 5) { await inbox.arrivals.contains { $0.jti == jti } },
                         "the first attempt arrives")
@@ -71,7 +71,7 @@ struct ResetDuringDeliveryLiveTests {
                         .status == 200)
                 #expect(try await client.nativeAuthorize("maria").status == 200)
                 let first = try await client.json("/__admin/events", Self.accountDelete)
-                let hung = try #require((first.json["notificationIds"] as? [String])?.first, "\(first.text)")
+                let hung = try first.notificationId()
                 #expect(await inbox.waitForArrivals(1).first?.jti == hung)
                 #expect(try await client.notifications().first?["status"] as? String == "delivering")
 
@@ -85,7 +85,7 @@ struct ResetDuringDeliveryLiveTests {
 
                 #expect(try await client.nativeAuthorize("maria").status == 200)
                 let second = try await client.json("/__admin/events", Self.accountDelete)
-                let next = try #require((second.json["notificationIds"] as? [String])?.first, "\(second.text)")
+                let next = try second.notificationId()
                 let payload = try #require(await inbox.waitFor(1, seconds: 5).first)
                 #expect(Fixture.claims(of: payload)["jti"] as? String == next)
                 try await Task.sleep(until: .now + .seconds(1))

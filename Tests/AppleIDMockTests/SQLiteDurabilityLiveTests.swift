@@ -41,7 +41,7 @@ struct SQLiteDurabilityLiveTests {
                     try await a.json("/__admin/transfers", #"{"appGroup":"other","toTeam":"DEF123GHIJ"}"#).status == 200
                 )
                 let event = try await a.json("/__admin/events", #"{"type":"account-delete","user":"maria"}"#)
-                let id = try #require((event.json["notificationIds"] as? [String])?.first, "\(event.text)")
+                let id = try event.notificationId()
                 // Killed once an attempt has failed (the receiver is down).
                 #expect(
                     try await Waiting.until(seconds: 5) {
@@ -86,9 +86,7 @@ struct SQLiteDurabilityLiveTests {
                 }
                 #expect(delivered)
                 #expect(await inbox.payloads.count == 1)
-                second.terminate()
-                #expect(await second.waitForExit(seconds: 5) != nil)
-                #expect(second.ending.isNormalAfterSIGTERM, "\(second.ending)")
+                await ServerProcess.stop(second)
             }
         }
     }
@@ -103,9 +101,7 @@ struct SQLiteDurabilityLiveTests {
             #expect(second.stderrLines.count == 1, "stderr:\n\(second.stderr)")
             #expect(second.stderr.contains("sqlite:\(path)") && second.stderr.contains("in use"), "\(second.stderr)")
             #expect(try await first.client.signIn("sam")["code"] != nil, "the first server still writes its file")
-            first.terminate()
-            #expect(await first.waitForExit(seconds: 5) != nil)
-            #expect(first.ending.isNormalAfterSIGTERM, "\(first.ending)")
+            await ServerProcess.stop(first)
         }
     }
 

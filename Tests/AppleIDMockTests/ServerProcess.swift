@@ -46,6 +46,15 @@ final class ServerProcess: Sendable {
 
     /// How it ended: a normal exit with its status, or the signal that ended it.
     var ending: ChildServers.Ending { ChildServers.Ending(process) }
+
+    /// Sends SIGTERM to each server and checks that it ends normally, within 5 s.
+    static func stop(_ servers: ServerProcess..., sourceLocation: SourceLocation = #_sourceLocation) async {
+        for server in servers { server.terminate() }
+        for server in servers {
+            #expect(await server.waitForExit(seconds: 5) != nil, sourceLocation: sourceLocation)
+            #expect(server.ending.isNormalAfterSIGTERM, "\(server.ending)", sourceLocation: sourceLocation)
+        }
+    }
 }
 
 /// The child processes of one test. `ChildServers.with { children in … }` starts servers and

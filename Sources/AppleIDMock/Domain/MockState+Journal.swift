@@ -6,6 +6,8 @@ extension MockState {
     /// Writes the entries waiting in `recorder` in one step; a revoke of a token the mock no longer
     /// holds is attributed to the user it was issued to, from the journal.
     func flushJournal(_ recorder: JournalRecorder) async throws {
+        // Nothing waiting: no store read (this runs every 100 ms).
+        guard !recorder.isEmpty else { return }
         // Read before draining: if the store is down, the entries stay buffered.
         let control = try await current()
         let limit = control.world.settings.journalLimit

@@ -92,16 +92,11 @@ final class MockState: Sendable {
         } else {
             upload = try await store.transaction { try await $0.get(Spaces.uploadedScenarios, control.scenario) }
         }
-        var scenario: Scenario
-        if let upload {
-            scenario = try catalog.parse(upload, name: control.scenario)
-        } else if let bundled = catalog.bundled[control.scenario] {
-            scenario = bundled
-        } else {
+        guard let (found, secrets) = try await catalog.scenario(named: control.scenario, upload: upload) else {
             throw StoreUnavailable(
                 cause: "the active scenario \(control.scenario) is in neither the folder nor the store")
         }
-        let secrets = await catalog.verifier(for: scenario, upload: upload)
+        var scenario = found
         var reader = JSONReader()
         scenario.settings = scenario.settings.applying(.object(control.settingsPatch), at: .root, reader: &reader)
         let roster = control.keys ?? defaultRoster(settings: scenario.settings)

@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 import Synchronization
 
@@ -10,7 +11,8 @@ final class JournalRecorder: Sendable {
 
     /// The waiting entries, and how many were dropped.
     private struct Buffer {
-        var entries: [JournalEntry] = []
+        /// A deque: dropping the oldest when full costs nothing per request.
+        var entries: Deque<JournalEntry> = []
         var dropped = 0
         var sequence = 0
     }
@@ -45,6 +47,11 @@ final class JournalRecorder: Sendable {
         }
     }
 
+    /// Whether nothing is waiting, entries or a count of dropped ones.
+    var isEmpty: Bool {
+        buffer.withLock { $0.entries.isEmpty && $0.dropped == 0 }
+    }
+
     /// Takes every waiting entry, and how many were dropped since the last call.
     func drain() -> (entries: [JournalEntry], dropped: Int) {
         buffer.withLock { buffer in
@@ -52,14 +59,17 @@ final class JournalRecorder: Sendable {
                 buffer.entries = []
                 buffer.dropped = 0
             }
-            return (buffer.entries, buffer.dropped)
+            return (Array(buffer.entries), buffer.dropped)
         }
     }
 
     /// Puts entries back at the front after a failed write (the newest are kept within the limit).
     func restore(_ entries: [JournalEntry]) {
         buffer.withLock { buffer in
-            buffer.entries = Array((entries + buffer.entries).suffix(Self.bufferLimit))
+            buffer.entries.prepend(contentsOf: entries)
+            if buffer.entries.count > Self.bufferLimit {
+                buffer.entries.removeFirst(buffer.entries.count - Self.bufferLimit)
+            }
         }
     }
 }

@@ -36,11 +36,7 @@ struct NotificationDeliveryService: Service {
     }
 
     func run() async throws {
-        // A receiver that refuses connections fails the attempt at once; the retry policy paces the
-        // next one (AsyncHTTPClient would otherwise retry the connection until the attempt's timeout).
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = NotificationPost.makeClient()
         let slots = DeliverySlots()
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
@@ -55,8 +51,7 @@ struct NotificationDeliveryService: Service {
 
     private func poll(into group: inout DiscardingTaskGroup, client: HTTPClient, slots: DeliverySlots) async {
         do {
-            try await services.state.fireDueEvents()
-            let active = try await services.state.current()
+            let active = try await services.state.fireDueEvents()
             let settings = active.world.settings
             let timeout = Duration.milliseconds(settings.notificationTimeoutMilliseconds)
             let free = slots.take(upTo: batch)
@@ -165,22 +160,9 @@ struct NotificationDeliveryService: Service {
     private func post(
         _ record: NotificationRecord, payload: String?, truncated: Bool, timeout: Int, client: HTTPClient
     ) async -> (status: Int?, outcome: String) {
-        do {
-            guard let url = record.url else { return (nil, "no notificationUrl") }
-            // Stored by an earlier version that let it through: the HTTP client would trap on it.
-            if let problem = HTTPURLCheck.problem(url) { return (nil, "not sent: \(problem)") }
-            guard let payload else { return (nil, "the notification could not be signed") }
-            var request = HTTPClientRequest(url: url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            let body = try JSONEncoder().encode(["payload": payload])
-            request.body = .bytes(ByteBuffer(bytes: truncated ? body.prefix(body.count / 2) : body))
-            let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout)))
-            _ = try? await response.body.collect(upTo: 1 << 20)
-            let code = Int(response.status.code)
-            return (code, (200..<300).contains(code) ? "delivered" : "http \(code)")
-        } catch {
-            return (nil, "\(error)")
-        }
+        guard let url = record.url else { return (nil, "no notificationUrl") }
+        guard let payload else { return (nil, "the notification could not be signed") }
+        return await NotificationPost.send(
+            payload, to: url, timeoutMilliseconds: timeout, truncated: truncated, client: client)
     }
 }

@@ -10,8 +10,10 @@ public final class ScenarioCatalog: Sendable {
     let bundled: [String: Scenario]
     /// The signing keys scenarios may name.
     let keyRing: SigningKeyRing
-    private let parsed = Mutex<[String: Scenario]>([:])
-    private let verifiers = Mutex<[String: ClientSecretVerifier]>([:])
+    /// Uploads parsed and checked, by the digest of their text (re-parsed on use past the bound).
+    private let parsed = BoundedCache<String, Scenario>(capacity: 2 * uploadCapacity)
+    /// Client-secret verifiers, by upload digest or `bundled:<name>`.
+    private let verifiers: BoundedCache<String, ClientSecretVerifier>
 
     init(bundled: [String: Scenario], keyRing: SigningKeyRing) throws(ScenarioError) {
         for scenario in bundled.values.sorted(by: { $0.name < $1.name }) {
@@ -19,6 +21,7 @@ public final class ScenarioCatalog: Sendable {
         }
         self.bundled = bundled
         self.keyRing = keyRing
+        verifiers = BoundedCache(capacity: 2 * Self.uploadCapacity + bundled.count)
     }
 
     /// Loads and checks every scenario of `directory` against the signing keys of `keysDirectory`;
@@ -32,28 +35,37 @@ public final class ScenarioCatalog: Sendable {
 
     /// An uploaded scenario's text parsed and checked (cached by its digest).
     func parse(_ upload: UploadedScenario, name: String) throws(ScenarioError) -> Scenario {
-        let digest = Self.digest(upload.json)
-        if let cached = parsed.withLock({ $0[digest] }), cached.name == name { return cached }
+        try parse(upload, name: name, digest: Self.digest(upload.json))
+    }
+
+    private func parse(_ upload: UploadedScenario, name: String, digest: String) throws(ScenarioError) -> Scenario {
+        if let cached = parsed[digest], cached.name == name { return cached }
         let scenario = try ScenarioLoader.loadData(Data(upload.json.utf8), name: name)
         try Self.check(scenario, against: keyRing)
-        parsed.withLock { parsed in
-            // Bounded: past the upload capacity the cache starts over (entries are re-parsed on use).
-            if parsed.count >= 2 * Self.uploadCapacity { parsed.removeAll() }
-            parsed[digest] = scenario
-        }
+        parsed.insert(scenario, for: digest)
         return scenario
     }
 
-    /// The client-secret verifier of a scenario's developer keys, built once per scenario text.
-    func verifier(for scenario: Scenario, upload: UploadedScenario?) async -> ClientSecretVerifier {
-        let key = upload.map { Self.digest($0.json) } ?? "bundled:\(scenario.name)"
-        if let cached = verifiers.withLock({ $0[key] }) { return cached }
-        let verifier = await ClientSecretVerifier(scenario: scenario)
-        verifiers.withLock { verifiers in
-            if verifiers.count >= 2 * Self.uploadCapacity + bundled.count { verifiers.removeAll() }
-            verifiers[key] = verifier
+    /// The scenario `name`, as uploaded (`upload`, parsed and hashed once per text) or else as
+    /// bundled, with the client-secret verifier of its developer keys (built once per scenario
+    /// text); `nil` when it is neither.
+    func scenario(named name: String, upload: UploadedScenario?) async throws(ScenarioError) -> (
+        Scenario, ClientSecretVerifier
+    )? {
+        let scenario: Scenario
+        let key: String
+        if let upload {
+            key = Self.digest(upload.json)
+            scenario = try parse(upload, name: name, digest: key)
+        } else if let bundled = bundled[name] {
+            (scenario, key) = (bundled, "bundled:\(name)")
+        } else {
+            return nil
         }
-        return verifier
+        if let cached = verifiers[key] { return (scenario, cached) }
+        let verifier = await ClientSecretVerifier(scenario: scenario)
+        verifiers.insert(verifier, for: key)
+        return (scenario, verifier)
     }
 
     /// Refuses a scenario that names a signing key the server does not have.

@@ -35,8 +35,6 @@ final class World: Sendable {
     let users: [String: User]
     /// Transfers that happened, by app group id.
     let transfers: [String: AppTransfer]
-    /// Users' identifiers, derived once.
-    private let identifiers = DerivedIdentifiers()
 
     /// The world of `scenario` after `transfers`: each transferred group belongs to its new team.
     init(scenario: Scenario, transfers: [AppTransfer] = []) {
@@ -82,7 +80,7 @@ final class World: Sendable {
 
     /// The user's team-scoped `sub`.
     func subject(of user: User, teamId: String) -> String {
-        identifiers.subject(userKey: user.key, teamId: teamId)
+        DerivedIdentifiers.subject(userKey: user.key, teamId: teamId)
     }
 
     /// The transfer of the client's group whose migration window is open at `now`.
@@ -101,6 +99,6 @@ final class World: Sendable {
 
     /// The user's relay address for a team.
     func relayEmail(of user: User, teamId: String) -> String {
-        identifiers.relayEmail(userKey: user.key, teamId: teamId)
+        DerivedIdentifiers.relayEmail(userKey: user.key, teamId: teamId)
     }
 }

@@ -50,9 +50,10 @@ struct MockServices: Sendable {
             logger: logger)
     }
 
-    /// The state in force for a request: as read when it started, or read now.
-    func active(_ context: MockRequestContext) async throws -> ActiveScenario {
-        if let active = context.active { return active }
+    /// The state in force for a request: as read when it started, or read now (also when there is
+    /// no request context: after a change, a handler lists the state it made).
+    func active(_ context: MockRequestContext?) async throws -> ActiveScenario {
+        if let active = context?.active { return active }
         return try await state.current()
     }
 

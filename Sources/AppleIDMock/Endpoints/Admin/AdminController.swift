@@ -8,16 +8,18 @@ struct AdminController: Sendable {
 
     func addRoutes(to router: Router<MockRequestContext>) {
         let admin = router.group("__admin")
-        admin.get("scenario") { _, _ in await self.run { try await self.scenario() } }
+        admin.get("scenario") { _, context in await self.run { try await self.scenario(context) } }
         admin.put("scenario") { request, _ in await self.run { try await self.switchScenario(request) } }
-        admin.get("scenarios") { _, _ in await self.run { try await self.scenarios() } }
+        admin.get("scenarios") { _, context in await self.run { try await self.scenarios(context) } }
         admin.post("scenarios") { request, _ in await self.run { try await self.upload(request) } }
-        admin.get("settings") { _, _ in await self.run { try await self.runtimeSettings() } }
+        admin.get("settings") { _, context in await self.run { try await self.runtimeSettings(context) } }
         admin.patch("settings") { request, _ in await self.run { try await self.patchSettings(request) } }
-        admin.get("clock") { _, _ in await self.run { try await self.clock() } }
+        admin.get("clock") { _, context in await self.run { try await self.clock(context) } }
         admin.post("clock") { request, _ in await self.run { try await self.moveClock(request) } }
-        admin.get("consents") { _, _ in await self.run { try await self.consents() } }
-        admin.post("client-secret") { request, _ in await self.run { try await self.clientSecret(request) } }
+        admin.get("consents") { _, context in await self.run { try await self.consents(context) } }
+        admin.post("client-secret") { request, context in
+            await self.run { try await self.clientSecret(request, context) }
+        }
         admin.post("reset") { _, _ in
             await self.run {
                 try await self.services.state.reset()
@@ -32,8 +34,9 @@ struct AdminController: Sendable {
 
     // MARK: - Scenarios
 
-    private func scenario() async throws -> Response {
-        let active = try await services.state.current()
+    /// The active scenario: as the request found it, or (without `context`) read after a change.
+    private func scenario(_ context: MockRequestContext? = nil) async throws -> Response {
+        let active = try await services.active(context)
         return Responses.adminJSON(ScenarioView(world: active.world, signingKeyId: active.keys.signing.kid))
     }
 
@@ -52,7 +55,8 @@ struct AdminController: Sendable {
         return try await scenario()
     }
 
-    private func scenarios() async throws -> Response {
+    /// The scenario names and the active one (without `context`: read after a change).
+    private func scenarios(_ context: MockRequestContext? = nil) async throws -> Response {
         /// The JSON body of this listing.
         struct Listing: Encodable {
             var active: String
@@ -60,7 +64,9 @@ struct AdminController: Sendable {
         }
         let state = services.state
         return Responses.adminJSON(
-            Listing(active: try await state.current().world.scenario.name, available: try await state.scenarioNames()))
+            Listing(
+                active: try await services.active(context).world.scenario.name,
+                available: try await state.scenarioNames()))
     }
 
     private func upload(_ request: Request) async throws -> Response {
@@ -80,8 +86,8 @@ struct AdminController: Sendable {
 
     // MARK: - Settings
 
-    private func runtimeSettings() async throws -> Response {
-        Responses.adminJSON(try await services.state.current().world.settings)
+    private func runtimeSettings(_ context: MockRequestContext) async throws -> Response {
+        Responses.adminJSON(try await services.active(context).world.settings)
     }
 
     private func patchSettings(_ request: Request) async throws -> Response {
@@ -99,8 +105,9 @@ struct AdminController: Sendable {
         var frozen: Bool
     }
 
-    private func clock() async throws -> Response {
-        let active = try await services.state.current()
+    /// The mock's clock (without `context`: read after a change).
+    private func clock(_ context: MockRequestContext? = nil) async throws -> Response {
+        let active = try await services.active(context)
         let now = active.now
         return Responses.adminJSON(
             ClockView(
@@ -152,7 +159,7 @@ struct AdminController: Sendable {
 
     /// A `client_secret` signed with a bundled developer key, valid on the mock's clock (which may
     /// have been moved): `{"clientId": …, "teamId": … (default: the owner), "lifetimeSeconds": …}`.
-    private func clientSecret(_ request: Request) async throws -> Response {
+    private func clientSecret(_ request: Request, _ context: MockRequestContext) async throws -> Response {
         var reader = JSONReader()
         let root = JSONPath.root
         let members =
@@ -171,7 +178,7 @@ struct AdminController: Sendable {
         guard let clientId else {
             throw ScenarioError(file: "request body", path: "$.clientId", reason: "missing required field")
         }
-        let active = try await services.state.current()
+        let active = try await services.active(context)
         do {
             let secret = try await ClientSecretFactory.make(
                 clientId: clientId, world: active.world, keysDirectory: services.keysDirectory, now: active.now,
@@ -184,7 +191,7 @@ struct AdminController: Sendable {
 
     // MARK: - State
 
-    private func consents() async throws -> Response {
+    private func consents(_ context: MockRequestContext) async throws -> Response {
         /// A consent as shown.
         struct ConsentView: Encodable {
             var userKey: String
@@ -198,7 +205,7 @@ struct AdminController: Sendable {
             var authorizedAt: Int
             var revokedAt: Int?
         }
-        let active = try await services.state.current()
+        let active = try await services.active(context)
         let views = try await services.state.withSession(active) { session, world in
             var views: [ConsentView] = []
             for consent in try await session.allConsents() {

@@ -9,7 +9,7 @@ struct KeysAdminController: Sendable {
 
     func addRoutes(to router: Router<MockRequestContext>) {
         let keys = router.group("__admin/keys")
-        keys.get { _, _ in await AdminBody.run { try await self.list() } }
+        keys.get { _, context in await AdminBody.run { try await self.list(context) } }
         keys.delete { _, _ in
             await AdminBody.run {
                 try await self.services.state.restoreBundledKeys()
@@ -69,8 +69,9 @@ struct KeysAdminController: Sendable {
         var keys: [KeyView]
     }
 
-    private func list() async throws -> Response {
-        Responses.adminJSON(Self.listing(try await services.state.current()))
+    /// The listing: as the request found it (`context`), or read now, after a change.
+    private func list(_ context: MockRequestContext? = nil) async throws -> Response {
+        Responses.adminJSON(Self.listing(try await services.active(context)))
     }
 
     static func listing(_ active: ActiveScenario) -> Listing {

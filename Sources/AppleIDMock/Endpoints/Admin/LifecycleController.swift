@@ -8,7 +8,7 @@ struct LifecycleController: Sendable {
 
     func addRoutes(to router: Router<MockRequestContext>) {
         let admin = router.group("__admin")
-        admin.post("events") { request, _ in await AdminBody.run { try await self.trigger(request) } }
+        admin.post("events") { request, context in await AdminBody.run { try await self.trigger(request, context) } }
         admin.get("events") { _, _ in await AdminBody.run { try await self.events() } }
         admin.get("notifications") { _, _ in
             await AdminBody.run {
@@ -23,7 +23,7 @@ struct LifecycleController: Sendable {
                 guard let record = try await self.services.state.notification(id) else {
                     throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"")
                 }
-                return Responses.adminJSON(self.view(record, signing: try await self.services.state.current()))
+                return Responses.adminJSON(self.view(record, signing: try await self.services.active(context)))
             }
         }
         admin.post("notifications/:id/redeliver") { _, context in
@@ -34,7 +34,7 @@ struct LifecycleController: Sendable {
         }
     }
 
-    private func trigger(_ request: Request) async throws -> Response {
+    private func trigger(_ request: Request, _ context: MockRequestContext) async throws -> Response {
         var reader = JSONReader()
         let body = try await AdminBody.json(request)
         let root = JSONPath.root
@@ -48,7 +48,7 @@ struct LifecycleController: Sendable {
         guard let kind, let userHint else {
             throw ScenarioError(file: "request body", reason: "type and user are required")
         }
-        let world = try await services.state.current().world
+        let world = try await services.active(context).world
         guard let user = world.user(matching: userHint) else {
             throw LifecycleRefusal(
                 kind: .notFound, message: "no user matching \"\(userHint)\" in scenario \"\(world.scenario.name)\"")

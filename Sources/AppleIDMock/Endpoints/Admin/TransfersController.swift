@@ -18,11 +18,11 @@ struct TransfersController: Sendable {
 
     func addRoutes(to router: Router<MockRequestContext>) {
         let admin = router.group("__admin")
-        admin.post("transfers") { request, _ in await AdminBody.run { try await self.start(request) } }
-        admin.get("transfers") { _, _ in await AdminBody.run { try await self.list() } }
+        admin.post("transfers") { request, context in await AdminBody.run { try await self.start(request, context) } }
+        admin.get("transfers") { _, context in await AdminBody.run { try await self.list(context) } }
     }
 
-    private func start(_ request: Request) async throws -> Response {
+    private func start(_ request: Request, _ context: MockRequestContext) async throws -> Response {
         var reader = JSONReader()
         let body = try await AdminBody.json(request)
         let root = JSONPath.root
@@ -37,7 +37,7 @@ struct TransfersController: Sendable {
         guard let groupHint, let toTeam else {
             throw ScenarioError(file: "request body", reason: "appGroup and toTeam are required")
         }
-        let world = try await services.state.current().world
+        let world = try await services.active(context).world
         guard let groupId = world.appGroups[groupHint]?.id ?? world.clients[groupHint]?.appGroupId else {
             throw LifecycleRefusal(kind: .notFound, message: "no app group or client id \"\(groupHint)\"")
         }
@@ -48,8 +48,8 @@ struct TransfersController: Sendable {
         return Responses.adminJSON(Self.view(transfer, world: active.world, now: active.now))
     }
 
-    private func list() async throws -> Response {
-        let active = try await services.state.current()
+    private func list(_ context: MockRequestContext) async throws -> Response {
+        let active = try await services.active(context)
         return Responses.adminJSON([
             "transfers": active.control.transfers.map { Self.view($0, world: active.world, now: active.now) }
         ])

@@ -7,11 +7,11 @@ struct UsersController: Sendable {
     let services: MockServices
 
     func addRoutes(to router: Router<MockRequestContext>) {
-        router.get("__admin/users") { _, _ in await AdminBody.run { try await self.list() } }
+        router.get("__admin/users") { _, context in await AdminBody.run { try await self.list(context) } }
     }
 
-    private func list() async throws -> Response {
-        let active = try await services.state.current()
+    private func list(_ context: MockRequestContext) async throws -> Response {
+        let active = try await services.active(context)
         let view = try await services.state.withSession(active) { session, world in
             let records = try await session.userRecords()
             return UserStatesView(

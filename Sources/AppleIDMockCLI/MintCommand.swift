@@ -127,9 +127,14 @@ struct MintIdTokenCommand: AsyncParsableCommand {
         return order
     }
 
-    private static func jsonLine(_ minted: MintedToken) throws -> String {
+    /// One encoder for every `--json` line.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(minted), as: UTF8.self)
+        return encoder
+    }()
+
+    private static func jsonLine(_ minted: MintedToken) throws -> String {
+        String(decoding: try encoder.encode(minted), as: UTF8.self)
     }
 }

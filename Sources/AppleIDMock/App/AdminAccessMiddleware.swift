@@ -38,7 +38,8 @@ struct AdminAccessMiddleware: RouterMiddleware {
 
     private func check(_ request: Request, needsToken: Bool) throws(AdminError) {
         if let token = services.adminToken {
-            guard !needsToken || Self.bearer(request).map({ Self.constantTimeEqual($0, token) }) == true else {
+            guard !needsToken || RequestReading.bearerToken(request).map({ Self.constantTimeEqual($0, token) }) == true
+            else {
                 throw .unauthorized("this server needs its admin token: Authorization: Bearer <token>")
             }
         } else if !services.servesTLS, Self.isLoopback(services.host), let authority = request.head.authority,
@@ -74,14 +75,6 @@ struct AdminAccessMiddleware: RouterMiddleware {
         if let authority, hostPort.lowercased() == authority.lowercased() { return true }
         if let publicBaseURL = services.publicBaseURL, origin.lowercased() == publicBaseURL.lowercased() { return true }
         return false
-    }
-
-    /// The token of `Authorization: Bearer <token>`.
-    private static func bearer(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization] else { return nil }
-        let parts = value.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingCharacters(in: .whitespaces)
     }
 
     /// Compares without stopping at the first difference.

@@ -54,8 +54,8 @@ struct AppleCallMiddleware: RouterMiddleware {
         for pair in parameters.pairs where Fingerprint.secretParameters.contains(pair.name) {
             fingerprints[pair.name] = Fingerprint.of(pair.value)
         }
-        if let bearer = request.headers[.authorization], bearer.lowercased().hasPrefix("bearer ") {
-            fingerprints["access_token"] = Fingerprint.of(String(bearer.dropFirst(7)))
+        if let bearer = RequestReading.bearerToken(request) {
+            fingerprints["access_token"] = Fingerprint.of(bearer)
         }
         let outcome =
             notes.dropped ? "dropped" : notes.refusal?.code ?? (status < 400 ? "ok" : "http_\(status)")

@@ -4,6 +4,16 @@ import Hummingbird
 /// Reads request bodies and parameters within a size limit, turning every malformed input into an
 /// `OAuthError` (never a crash or a 500).
 enum RequestReading {
+    /// The token of `Authorization: Bearer <token>` (the scheme in any case, the token trimmed),
+    /// or `nil` when there is none.
+    static func bearerToken(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            return nil
+        }
+        let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
     /// The largest body `/auth/*` accepts; Apple's requests are a few kilobytes at most.
     static let maximumBodySize = 64 * 1024
 

@@ -3,12 +3,6 @@ import Hummingbird
 
 /// Builds the responses the endpoints send: Apple's JSON (with its headers), HTML pages, redirects.
 enum Responses {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return encoder
-    }()
-
     private static let prettyEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .prettyPrinted, .sortedKeys]
@@ -23,7 +17,7 @@ enum Responses {
 
     /// A value encoded as Apple's JSON, for bodies worth computing once.
     static func encodedJSON(_ value: some Encodable) -> ByteBuffer {
-        ByteBuffer(bytes: (try? encoder.encode(value)) ?? Data("{}".utf8))
+        ByteBuffer(bytes: (try? TokenMinter.encode(value)) ?? Data("{}".utf8))
     }
 
     /// Already encoded JSON with Apple's headers.

@@ -82,9 +82,7 @@ extension SigningKey {
             kty: "RSA", kid: kid, use: "sig", alg: "RS256",
             n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded)
         self.encodedHeader = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8).base64URLEncoded + "."
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        self.encodedJWK = Array(try encoder.encode(jwk))
+        self.encodedJWK = Array(try TokenMinter.encode(jwk))
     }
 
     /// Signs `payload` as a compact JWS with Apple's header, `{"kid":"…","alg":"RS256"}` (no `typ`).

@@ -34,13 +34,11 @@ struct NotificationClaims: Codable, Sendable {
             type: type, sub: draft.sub,
             eventTime: settings.notificationEventTimeUnit == .milliseconds ? Int64(seconds * 1000) : Int64(seconds),
             email: draft.email, isPrivateEmail: draft.email == nil ? nil : "true")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         aud = audience
         iat = Int(now.timeIntervalSince1970)
         exp = iat + 86_400
         jti = Self.randomJTI()
-        events = (try? encoder.encode(event)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+        events = (try? TokenMinter.encode(event)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
     }
 
     /// 22 base64url characters, as observed.

@@ -19,8 +19,6 @@ struct FirstAuthorizationUser: Sendable, Encodable, Equatable {
 
     /// The JSON text, as sent in the `user` form field.
     var jsonText: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+        (try? TokenMinter.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
     }
 }

@@ -13,7 +13,8 @@ enum TokenMinter {
         try key.sign(payload: try encoder.encode(payload))
     }
 
-    /// `payload` as JSON bytes, as it is signed.
+    /// `payload` as JSON bytes, as it is signed: Apple's JSON (sorted keys, `/` unescaped), also
+    /// for answers and form fields.
     static func encode(_ payload: some Encodable) throws -> Data {
         try encoder.encode(payload)
     }

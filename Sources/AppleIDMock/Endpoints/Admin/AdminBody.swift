@@ -56,33 +56,13 @@ enum AdminBody {
         } catch let error as AdminError {
             return error.response
         } catch let refusal as LifecycleRefusal {
-            return refusalResponse(refusal)
+            return AdminError(refusal).response
         } catch let failure as StoreUnavailable {
-            /// The JSON error body.
-            struct Body: Encodable {
-                var error = "store_unavailable"
-                var message: String
-            }
-            return Responses.adminJSON(Body(message: failure.description), status: .serviceUnavailable)
+            return AdminError.unavailable(failure).response
         } catch let error as OAuthError {
-            return refusalResponse(LifecycleRefusal(kind: .notApplicable, message: error.logReason ?? error.code))
+            return AdminError(LifecycleRefusal(kind: .notApplicable, message: error.logReason ?? error.code)).response
         } catch {
             return errorResponse(ScenarioError(file: "request", reason: "\(error)"))
-        }
-    }
-
-    /// 404 (`not_found`) or 409 (`not_applicable`) with the reason.
-    static func refusalResponse(_ refusal: LifecycleRefusal) -> Response {
-        /// The JSON error body.
-        struct Body: Encodable {
-            var error: String
-            var message: String
-        }
-        switch refusal.kind {
-        case .notFound:
-            return Responses.adminJSON(Body(error: "not_found", message: refusal.message), status: .notFound)
-        case .notApplicable:
-            return Responses.adminJSON(Body(error: "not_applicable", message: refusal.message), status: .conflict)
         }
     }
 

@@ -2,7 +2,7 @@ import Hummingbird
 
 /// A control-plane refusal that is not about a field of the body: a missing admin token (401), a
 /// request a browser tab could have forged (403), a body too large (413) or not JSON (415), a limit
-/// reached (409). Answered as `{"error": code, "message": …, "limit"?: …}`.
+/// reached (409), something unknown (404) or not applicable (409), the store down (503). Answered as `{"error": code, "message": …, "limit"?: …}`.
 struct AdminError: Error, Sendable {
     var status: HTTPResponse.Status
     /// The machine-readable code.
@@ -33,6 +33,11 @@ struct AdminError: Error, Sendable {
         AdminError(status: .conflict, code: "limit_reached", message: message, limit: limit)
     }
 
+    /// 503 while the state store cannot be reached.
+    static func unavailable(_ failure: StoreUnavailable) -> AdminError {
+        AdminError(status: .serviceUnavailable, code: "store_unavailable", message: failure.description)
+    }
+
     /// The JSON answer.
     var response: Response {
         /// The JSON error body.
@@ -44,5 +49,16 @@ struct AdminError: Error, Sendable {
         var response = Responses.adminJSON(Body(error: code, message: message, limit: limit), status: status)
         if status == .unauthorized { response.headers[.wwwAuthenticate] = #"Bearer realm="apple-id-mock""# }
         return response
+    }
+}
+
+extension AdminError {
+    /// 404 (`not_found`) or 409 (`not_applicable`) with the reason (an extension, so that the
+    /// memberwise initializer stays).
+    init(_ refusal: LifecycleRefusal) {
+        switch refusal.kind {
+        case .notFound: self.init(status: .notFound, code: "not_found", message: refusal.message)
+        case .notApplicable: self.init(status: .conflict, code: "not_applicable", message: refusal.message)
+        }
     }
 }

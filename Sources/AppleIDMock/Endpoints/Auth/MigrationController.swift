@@ -30,10 +30,9 @@ struct MigrationController: Sendable {
         do {
             let active = try await services.active(context)
             let form = try await RequestReading.tokenForm(request, context: context, settings: active.world.settings)
-            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
-                case let bearer = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces),
-                !bearer.isEmpty
-            else { throw OAuthError.invalidRequest("Authorization: Bearer <access token> is missing") }
+            guard let bearer = RequestReading.bearerToken(request) else {
+                throw OAuthError.invalidRequest("Authorization: Bearer <access token> is missing")
+            }
             let (client, team) = try await services.authenticate(form, in: active)
             let sub = try form.field("sub")
             let target = try form.field("target")

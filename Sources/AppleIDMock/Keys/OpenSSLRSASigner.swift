@@ -4,9 +4,11 @@ import Foundation
 import Synchronization
 
 /// RS256 signatures (RSASSA-PKCS1-v1_5 over SHA-256) made by the system's OpenSSL, whose
-/// assembler RSA is several times faster than the portable one. The key is parsed once into a few
+/// assembler RSA is several times faster than the portable one. The key is loaded into a few
 /// lanes, each an OpenSSL key with a signing context ready for SHA-256 digests and used by one
-/// caller at a time (a `Mutex` guards it), so every core can sign at once.
+/// caller at a time (a `Mutex` guards it), so every core can sign at once. Each lane parses the PEM
+/// itself (a few per key, once per process): lanes sharing one parsed key would send a
+/// non-`Sendable` pointer across them, which strict concurrency refuses without unchecked code.
 final class OpenSSLRSASigner: Sendable {
     /// Why a key could not be loaded or a signature made, with OpenSSL's reason.
     struct Failure: Error, CustomStringConvertible {

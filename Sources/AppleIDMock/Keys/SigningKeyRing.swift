@@ -85,10 +85,13 @@ extension SigningKey {
         self.encodedJWK = Array(try TokenMinter.encode(jwk))
     }
 
-    /// Signs `payload` as a compact JWS with Apple's header, `{"kid":"…","alg":"RS256"}` (no `typ`).
-    func sign(payload: Data) throws -> String {
-        let signingInput = encodedHeader + payload.base64URLEncoded
-        let signature = try signer.sign(Data(signingInput.utf8))
+    /// Signs `payload` as a compact JWS with Apple's header, `{"kid":"…","alg":"RS256"}` (no `typ`),
+    /// or with `header` (already base64url, with its final "."); `alteringSignature` flips a bit of
+    /// the signature, for a forged token.
+    func sign(payload: Data, header: String? = nil, alteringSignature: Bool = false) throws -> String {
+        let signingInput = (header ?? encodedHeader) + payload.base64URLEncoded
+        var signature = try signer.sign(Data(signingInput.utf8))
+        if alteringSignature, !signature.isEmpty { signature[signature.count / 2] ^= 0x01 }
         return signingInput + "." + Data(signature).base64URLEncoded
     }
 }

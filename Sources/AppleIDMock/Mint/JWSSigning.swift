@@ -24,12 +24,9 @@ enum JWSSigning: Sendable {
         case .apple(let key):
             return try key.sign(payload: payload)
         case .withoutKid(let key):
-            return try Self.rs256(header: #"{"alg":"RS256"}"#, payload: payload, key: key)
+            return try key.sign(payload: payload, header: Data(#"{"alg":"RS256"}"#.utf8).base64URLEncoded + ".")
         case .badSignature(let key):
-            let parts = try key.sign(payload: payload).split(separator: ".").map(String.init)
-            var signature = Data(base64URLEncoded: parts[2][...]) ?? Data()
-            if !signature.isEmpty { signature[signature.count / 2] ^= 0x01 }
-            return parts[0] + "." + parts[1] + "." + signature.base64URLEncoded
+            return try key.sign(payload: payload, alteringSignature: true)
         case .none(let kid):
             return Data(#"{"kid":"\#(kid)","alg":"none"}"#.utf8).base64URLEncoded + "." + payload.base64URLEncoded + "."
         case .hs256WithPublicKey(let key):
@@ -45,12 +42,6 @@ enum JWSSigning: Sendable {
     /// confused verifier uses.
     static func publicKeyPEM(_ key: SigningKey) -> String {
         key.privateKey.publicKey.pemRepresentation + "\n"
-    }
-
-    private static func rs256(header: String, payload: Data, key: SigningKey) throws -> String {
-        let input = Data(header.utf8).base64URLEncoded + "." + payload.base64URLEncoded
-        let signature = try key.privateKey.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
-        return input + "." + signature.rawRepresentation.base64URLEncoded
     }
 }
 

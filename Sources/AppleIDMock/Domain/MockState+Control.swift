@@ -59,8 +59,6 @@ extension MockState {
         let keyRing = catalog.keyRing
         return try await changeControl { control, active, _ in
             var reader = JSONReader()
-            var base = active.world.scenario
-            base.settings = self.catalog.bundled[base.name]?.settings ?? base.settings
             let settings = active.world.settings.applying(patch, at: .root, reader: &reader)
             let kids = control.keys?.entries.map(\.kid) ?? keyRing.keys.map(\.kid)
             if let kid = settings.signingKeyId, !kids.contains(kid) {
@@ -71,10 +69,8 @@ extension MockState {
             try AdminBody.check(reader)
             if case .object(let members) = patch {
                 control.settingsPatch.merge(members) { _, new in new }
-            }
-            // Once the control plane changed the keys, the roster decides; a patch still picks the signer.
-            if case .object(let members) = patch, case .string(let kid) = members["signingKeyId"] {
-                control.keys?.signingKid = kid
+                // Once the control plane changed the keys, the roster decides; a patch still picks the signer.
+                if case .string(let kid) = members["signingKeyId"] { control.keys?.signingKid = kid }
             }
             return settings
         }

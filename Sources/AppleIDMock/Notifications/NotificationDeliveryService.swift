@@ -145,7 +145,7 @@ struct NotificationDeliveryService: Service {
         let world = active.world
         let teamId = world.appGroups[record.appGroupId]?.teamId
         let userKey = teamId.flatMap { team in
-            world.users.values.first { world.subject(of: $0, teamId: team) == record.sub }?.key
+            world.user(withSubject: record.sub, teamId: team)?.key
         }
         let outcome = JournalEntry.notificationOutcome(status: attempt.httpStatus, dropped: fault?.drop == true)
         services.journal.record(

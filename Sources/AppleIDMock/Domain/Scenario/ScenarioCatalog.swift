@@ -87,10 +87,7 @@ public final class ScenarioCatalog: Sendable {
     /// Why `name` cannot name an uploaded scenario, or `nil`: 1 to 64 ASCII letters, digits, `.`,
     /// `_` and `-`, and not `.` or `..`.
     static func nameProblem(_ name: String) -> String? {
-        let allowed = name.unicodeScalars.allSatisfy {
-            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
-        }
-        guard (1...64).contains(name.utf8.count), allowed, name != ".", name != ".." else {
+        guard name.utf8.count <= 64, ScenarioDecoder.isPlainName(name), name != ".", name != ".." else {
             return
                 "name the scenario: POST /__admin/scenarios?name=<1 to 64 ASCII letters, digits, . _ -> (not . or ..)"
         }

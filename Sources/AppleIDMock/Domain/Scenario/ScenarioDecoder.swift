@@ -197,8 +197,7 @@ struct ScenarioDecoder {
         ]
         guard let members = reader.object(value, at: path, allowed: allowed) else { return nil }
         let key = requiredString(members, "key", at: path) { key in
-            key.isEmpty || !key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
-                ? "a user key is letters, digits, '.', '_' or '-'" : nil
+            Self.isPlainName(key) ? nil : "a user key is letters, digits, '.', '_' or '-'"
         }
         let managed = members["managedAccount"].flatMap { reader.bool($0, at: path.member("managedAccount")) } ?? false
         let email = requiredString(members, "email", at: path) { email in
@@ -363,9 +362,14 @@ struct ScenarioDecoder {
         text.count == 10 && text.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
     }
 
+    /// Whether `text` is one or more ASCII letters, digits, `.`, `_` or `-`: user keys, client ids
+    /// and scenario names.
+    static func isPlainName(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    }
+
     static func clientIdProblem(_ text: String) -> String? {
-        let ok = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) }
-        return ok ? nil : "a client id is letters, digits, '.', '-' or '_' (reverse-DNS, e.g. com.example.web)"
+        isPlainName(text) ? nil : "a client id is letters, digits, '.', '-' or '_' (reverse-DNS, e.g. com.example.web)"
     }
 
     static func isEmail(_ text: String) -> Bool {

@@ -78,6 +78,11 @@ final class World: Sendable {
         }
     }
 
+    /// The user whose `sub` in team `teamId` is `sub`, if any.
+    func user(withSubject sub: String, teamId: String) -> User? {
+        scenario.users.first { subject(of: $0, teamId: teamId) == sub }
+    }
+
     /// The user's team-scoped `sub`.
     func subject(of user: User, teamId: String) -> String {
         DerivedIdentifiers.subject(userKey: user.key, teamId: teamId)

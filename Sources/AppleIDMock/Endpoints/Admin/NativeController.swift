@@ -71,15 +71,12 @@ struct NativeController: Sendable {
         let client = try Self.appClient(clientId, in: active.world)
         let now = active.now
         let state = try await services.state.withSession(active) { session, world in
-            if let user = world.scenario.users.first(where: { world.subject(of: $0, teamId: client.teamId) == userId })
-            {
+            if let user = world.user(withSubject: userId, teamId: client.teamId) {
                 return try await session.credentialState(userKey: user.key, appGroupId: client.appGroupId)
             }
             // The old team's id of a migrated user, during the migration window.
             if let transfer = world.openTransfer(of: client.appGroupId, at: now),
-                let user = world.scenario.users.first(where: {
-                    world.subject(of: $0, teamId: transfer.fromTeam) == userId
-                }),
+                let user = world.user(withSubject: userId, teamId: transfer.fromTeam),
                 try await session.credentialState(userKey: user.key, appGroupId: client.appGroupId) == .authorized
             {
                 return CredentialState.transferred
@@ -96,9 +93,7 @@ struct NativeController: Sendable {
         if let userId = request.userId {
             let teams =
                 [client.teamId] + (world.openTransfer(of: client.appGroupId, at: now).map { [$0.fromTeam] } ?? [])
-            let match = world.scenario.users.first { user in
-                teams.contains { world.subject(of: user, teamId: $0) == userId }
-            }
+            let match = teams.lazy.compactMap { world.user(withSubject: userId, teamId: $0) }.first
             guard let match else {
                 throw LifecycleRefusal(kind: .notFound, message: "no user with id \(userId) for \(client.id)")
             }

@@ -83,7 +83,7 @@ struct MigrationController: Sendable {
             throw OAuthError.invalidRequest("target \(target) is not the recipient team of \(client.appGroupId)")
         }
         let user = try await migratableUser(
-            world.scenario.users.first { world.subject(of: $0, teamId: team) == sub }, sub: sub, client: client,
+            world.user(withSubject: sub, teamId: team), sub: sub, client: client,
             session: session)
         return Answer(
             transferSub: IdentifierDerivation.transferSubject(userKey: user.key, fromTeam: team, toTeam: target))

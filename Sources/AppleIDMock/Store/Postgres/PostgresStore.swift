@@ -13,6 +13,8 @@ import Synchronization
 final class PostgresStore: StateStore, Service {
     let description: String
     private let configuration: PostgresClient.Configuration
+    /// One connection's configuration (the one `open` checked), for the recovery probe.
+    private let probeConfiguration: PostgresConnection.Configuration
     /// The pool in use (replaced after an outage, so no reconnection backoff delays recovery).
     private let pool: Mutex<PostgresClient>
     private let logger: Logger
@@ -26,10 +28,11 @@ final class PostgresStore: StateStore, Service {
     private let startupLock = AsyncLock()
 
     private init(
-        configuration: PostgresClient.Configuration, startupConnection: PostgresConnection, description: String,
-        logger: Logger
+        configuration: PostgresClient.Configuration, probeConfiguration: PostgresConnection.Configuration,
+        startupConnection: PostgresConnection, description: String, logger: Logger
     ) {
         self.configuration = configuration
+        self.probeConfiguration = probeConfiguration
         self.pool = Mutex(PostgresClient(configuration: configuration, backgroundLogger: logger))
         self.startupConnection = Mutex(startupConnection)
         self.description = description
@@ -63,7 +66,8 @@ final class PostgresStore: StateStore, Service {
         clientConfiguration.options.connectTimeout = .seconds(3)
         clientConfiguration.options.maximumConnections = 40
         return PostgresStore(
-            configuration: clientConfiguration, startupConnection: connection, description: description, logger: logger)
+            configuration: clientConfiguration, probeConfiguration: configuration, startupConnection: connection,
+            description: description, logger: logger)
     }
 
     private var client: PostgresClient { pool.withLock { $0 } }
@@ -99,10 +103,7 @@ final class PostgresStore: StateStore, Service {
             guard outage.withLock({ $0 }) != nil else { continue }
             do {
                 let connection = try await PostgresConnection.connect(
-                    configuration: .init(
-                        host: configuration.host ?? "127.0.0.1", port: configuration.port ?? 5432,
-                        username: configuration.username, password: configuration.password,
-                        database: configuration.database, tls: .disable),
+                    configuration: probeConfiguration,
                     id: 0, logger: logger)
                 try await connection.query("SELECT 1", logger: logger)
                 try? await connection.close()

@@ -21,6 +21,9 @@ PORT=${BENCH_PORT:-18080}
 BASE="http://127.0.0.1:$PORT"
 REDIRECT=http://localhost:3000/auth/apple/callback
 CLIENT=com.example.web
+# Authorize with login_hint: a code without a page (wrk and curl use it).
+AUTHORIZE="$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
+# Authorize with login_hint: a code without a page (the wrk scripts and curl use it).
 for tool in wrk openssl curl; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install $tool" >&2; exit 1; }
 done
@@ -127,7 +130,7 @@ prepare_refresh() {
   local code
   BENCH_SECRET=$("$BIN" client-secret --client-id "$CLIENT")
   export BENCH_SECRET
-  code=$(curl -s -o /dev/null -w '%{redirect_url}' "$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria" | sed -n 's/.*code=\([^&]*\).*/\1/p')
+  code=$(curl -s -o /dev/null -w '%{redirect_url}' "$AUTHORIZE" | sed -n 's/.*code=\([^&]*\).*/\1/p')
   REFRESH=$(curl -s "$BASE/auth/token" -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" -d grant_type=authorization_code \
     -d code="$code" -d redirect_uri="$REDIRECT" | sed -n 's/.*"refresh_token":"\([^"]*\)".*/\1/p')
   cat >"$WORK/refresh.lua" <<LUA
@@ -151,14 +154,19 @@ run() {
 mint_codes() {
   rm -f "$WORK"/codes-*.txt
   wrk -t2 -c32 -d"$(((DURATION + 1) / 2 + 1))s" -s "$WORK/mint-codes.lua" \
-    "$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria" >/dev/null
+    "$AUTHORIZE" >/dev/null
   MINTED=$(cat "$WORK"/codes-*.txt | wc -l)
 }
 
 # Process CPU seconds (user + system) of a pid.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }
+# The CPU seconds of several pids together (those that ended count 0).
+cpu_seconds_of() {
+  local total=0 p
+  for p in "$@"; do total=$(awk -v a="$total" -v b="$(cpu_seconds "$p" 2>/dev/null || echo 0)" 'BEGIN { print a + b }'); done
+  echo "$total"
+}
 
-AUTHORIZE="$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
 
 # --- the machine's ceiling --------------------------------------------------------------------
 CEILING=$(openssl speed -multi "$CORES" -seconds "$DURATION" rsa2048 2>/dev/null | awk '/^rsa 2048/ { print $6 }')
@@ -226,12 +234,14 @@ if [ -n "$PG_URL" ]; then
   prepare_refresh
   run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
   pg_pids=$(pgrep -x postgres || true)
-  pg_before=0; for p in $pg_pids; do pg_before=$(awk -v a="$pg_before" -v b="$(cpu_seconds "$p" 2>/dev/null || echo 0)" 'BEGIN { print a + b }'); done
+  # shellcheck disable=SC2086 # one pid per word
+  pg_before=$(cpu_seconds_of $pg_pids)
   server_before=$(cpu_seconds "$PID")
   run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
   echo "    ratio to the ceiling: $(ratio "$RATE")"
   server_after=$(cpu_seconds "$PID")
-  pg_after=0; for p in $pg_pids; do pg_after=$(awk -v a="$pg_after" -v b="$(cpu_seconds "$p" 2>/dev/null || echo 0)" 'BEGIN { print a + b }'); done
+  # shellcheck disable=SC2086 # one pid per word
+  pg_after=$(cpu_seconds_of $pg_pids)
   awk -v sa="$server_after" -v sb="$server_before" -v pa="$pg_after" -v pb="$pg_before" -v d="$DURATION" -v c="$CORES" \
     'BEGIN { printf "    where the time goes: apple-id-mock %.0f%%, PostgreSQL %.0f%% of the %d cores (the rest: wrk, the kernel, idle waits on round trips)\n", (sa - sb) / d / c * 100, (pa - pb) / d / c * 100, c }'
   stop_server

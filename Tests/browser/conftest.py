@@ -54,6 +54,13 @@ class Answer:
             self.json = None
 
 
+def default_scenario():
+    """scenarios/default.json as an upload takes it (without its `$schema` line)."""
+    scenario = json.loads((ROOT / "scenarios/default.json").read_text())
+    scenario.pop("$schema", None)
+    return scenario
+
+
 class MockServer:
     """One `apple-id-mock serve` process on a free port of 127.0.0.1."""
 
@@ -111,8 +118,7 @@ class MockServer:
 
     def upload_scenario(self, name, edit):
         """Uploads scenarios/default.json as `name`, changed by `edit(scenario)`, and switches to it."""
-        scenario = json.loads((ROOT / "scenarios/default.json").read_text())
-        scenario.pop("$schema", None)
+        scenario = default_scenario()
         edit(scenario)
         return self.admin("POST", f"/__admin/scenarios?name={name}&activate=true", scenario)
 

@@ -13,7 +13,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import ROOT, MockServer, new_browser, section_screenshot
+from conftest import MockServer, default_scenario, new_browser, section_screenshot
 
 
 def open_dashboard(browser, mock):
@@ -79,8 +79,7 @@ def test_switching_the_scenario_in_the_page_changes_the_active_scenario(mock, br
 
 
 def test_a_scenario_file_is_uploaded_with_its_problems_shown_at_their_paths(mock, browser, tmp_path):
-    scenario = json.loads((ROOT / "scenarios/default.json").read_text())
-    scenario.pop("$schema")
+    scenario = default_scenario()
     broken = json.loads(json.dumps(scenario))
     broken["users"][1]["realUserStatus"] = 7
     broken["appGroups"][0]["servicesIds"][0]["redirectUris"][0] = "not a url"

@@ -23,7 +23,6 @@ REDIRECT=http://localhost:3000/auth/apple/callback
 CLIENT=com.example.web
 # Authorize with login_hint: a code without a page (wrk and curl use it).
 AUTHORIZE="$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
-# Authorize with login_hint: a code without a page (the wrk scripts and curl use it).
 for tool in wrk openssl curl; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install $tool" >&2; exit 1; }
 done
@@ -201,7 +200,7 @@ if [ "$GRANTS" -gt 0 ]; then
     made=$((made + got))
   done
   after=$(rss_kib)
-  echo "  with $made live grants (made in $(($(date +%s) - started)) s): RSS $(rss), $(awk -v a="$after" -v b="$before" -v n="$made" 'BEGIN { printf "%.0f bytes per grant", (a - b) * 1024 / n }')"
+  echo "  with $made live grants (made in $(($(date +%s) - started)) s): RSS $(rss); the grants hold $(awk -v a="$after" -v b="$before" -v n="$made" 'BEGIN { printf "%.0f MiB, %.0f bytes each", (a - b) / 1024, (a - b) * 1024 / n }')"
 fi
 stop_server
 

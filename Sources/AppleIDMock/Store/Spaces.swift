@@ -10,6 +10,8 @@ enum Spaces {
     static let relayOff = StoreSpace<Marker>("relay_off")
     /// Authorization codes; key: the code.
     static let codes = StoreSpace<AuthorizationCodeRecord>("code")
+    /// Codes already exchanged, remembered only as spent until they would have expired; key: the code.
+    static let spentCodes = StoreSpace<Marker>("spent_code")
     /// Access tokens; key: the token.
     static let accessTokens = StoreSpace<AccessTokenRecord>("access_token")
     /// Refresh tokens; key: the token.
@@ -35,7 +37,8 @@ enum Spaces {
 
     /// The spaces a reset or scenario switch empties.
     static let session: [String] = [
-        consents.name, deletedAccounts.name, relayOff.name, codes.name, accessTokens.name, refreshTokens.name,
+        consents.name, deletedAccounts.name, relayOff.name, codes.name, spentCodes.name, accessTokens.name,
+        refreshTokens.name,
         migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name, faultCounts.name,
     ]
 
@@ -43,6 +46,7 @@ enum Spaces {
     static let all: [String: AnyStoreSpace] = Dictionary(
         uniqueKeysWithValues: [
             AnyStoreSpace(consents), AnyStoreSpace(deletedAccounts), AnyStoreSpace(relayOff), AnyStoreSpace(codes),
+            AnyStoreSpace(spentCodes),
             AnyStoreSpace(accessTokens), AnyStoreSpace(refreshTokens), AnyStoreSpace(migrationTokens),
             AnyStoreSpace(migrationSpent), AnyStoreSpace(control), AnyStoreSpace(uploadedScenarios),
             AnyStoreSpace(eventLog), AnyStoreSpace(outbox), AnyStoreSpace(generatedKeys), AnyStoreSpace(faultCounts),

@@ -1,33 +1,107 @@
 /// Random opaque values in the shapes Apple's server uses (reference §0), e.g. a code
-/// `c<32 hex>.0.<4 lowercase>.<22 base64url>`.
+/// `c<32 hex>.0.<4 lowercase>.<22 base64url>`. The 128 random bits are the 32 hex digits; the
+/// rest is spelled from them, so a value is its kind and 16 bytes (`TokenID`), which is how the
+/// memory store keeps millions of them compactly.
 enum OpaqueToken {
     /// What the value is; its first character.
-    enum Kind: Character, Sendable {
+    enum Kind: Character, Sendable, CaseIterable {
         case code = "c"
         case accessToken = "a"
         case refreshToken = "r"
     }
 
+    /// The length of every value.
+    static let length = 63
+
     private static let hex = Array("0123456789abcdef".utf8)
     private static let lower = Array("abcdefghijklmnopqrstuvwxyz".utf8)
     private static let url = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// A new random value of `kind`: 58 random characters from 7 draws of the system's generator
-    /// (a draw is a system call), 4, 5 or 6 bits of each byte.
+    /// A new random value of `kind` (two draws of the system's generator).
     static func make(_ kind: Kind) -> String {
         var generator = SystemRandomNumberGenerator()
-        let random = (0..<7).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
-        var text: [UInt8] = []
-        text.reserveCapacity(62)
-        text.append(kind.rawValue.asciiValue ?? UInt8(ascii: "x"))
-        for index in 0..<16 {  // 32 hex digits from 16 bytes
-            text.append(hex[Int(random[index] >> 4)])
-            text.append(hex[Int(random[index] & 0x0F)])
+        var id = TokenID(high: generator.next(), low: generator.next())
+        if id == .zero { id.low = 1 }  // zero marks a free slot in the memory store
+        return string(kind, id)
+    }
+
+    /// The value of `kind` whose random part is `id`.
+    static func string(_ kind: Kind, _ id: TokenID) -> String {
+        String(unsafeUninitializedCapacity: length) { buffer in
+            buffer[0] = kind.rawValue.asciiValue ?? UInt8(ascii: "x")
+            for index in 0..<16 {  // 32 hex digits from 16 bytes
+                let byte = id.byte(index)
+                buffer[1 + 2 * index] = hex[Int(byte >> 4)]
+                buffer[2 + 2 * index] = hex[Int(byte & 0x0F)]
+            }
+            buffer[33] = UInt8(ascii: ".")
+            buffer[34] = UInt8(ascii: "0")
+            buffer[35] = UInt8(ascii: ".")
+            var tail = TailBits(id)
+            for index in 36..<40 { buffer[index] = lower[Int(tail.next() % UInt64(lower.count))] }
+            buffer[40] = UInt8(ascii: ".")
+            for index in 41..<length { buffer[index] = url[Int(tail.next() & 0x3F)] }
+            return length
         }
-        text.append(contentsOf: ".0.".utf8)
-        for index in 16..<20 { text.append(lower[Int(random[index]) % lower.count]) }
-        text.append(UInt8(ascii: "."))
-        for index in 20..<42 { text.append(url[Int(random[index] & 0x3F)]) }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The kind and random part of `value`, when it is exactly a value this type makes; `nil` for
+    /// anything else (another shape, upper-case hex, a changed tail).
+    static func parse(_ value: String) -> (kind: Kind, id: TokenID)? {
+        var value = value
+        return value.withUTF8 { bytes -> (Kind, TokenID)? in
+            guard bytes.count == length, let kind = Kind(rawValue: Character(UnicodeScalar(bytes[0]))) else {
+                return nil
+            }
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for index in 0..<32 {
+                guard let digit = hexValue(bytes[1 + index]) else { return nil }
+                if index < 16 { high = high << 4 | UInt64(digit) } else { low = low << 4 | UInt64(digit) }
+            }
+            let id = TokenID(high: high, low: low)
+            guard id != .zero else { return nil }
+            let canonical = string(kind, id)
+            return canonical.utf8.elementsEqual(bytes) ? (kind, id) : nil
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    /// The bits that spell a value's tail: SplitMix64 seeded by its random part.
+    private struct TailBits {
+        var state: UInt64
+
+        init(_ id: TokenID) {
+            state = id.high ^ (id.low &* 0x9E37_79B9_7F4A_7C15)
+        }
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
+
+/// The 128 random bits of an opaque value.
+struct TokenID: Hashable, Sendable {
+    var high: UInt64
+    var low: UInt64
+
+    static let zero = TokenID(high: 0, low: 0)
+
+    /// Byte `index` (0...15), most significant first.
+    func byte(_ index: Int) -> UInt8 {
+        index < 8
+            ? UInt8(truncatingIfNeeded: high >> (56 - 8 * index)) : UInt8(truncatingIfNeeded: low >> (120 - 8 * index))
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// An authorization code: single use, short-lived, bound to the client, the return URL and any
 /// PKCE challenge, and to the consent it came from.
-struct AuthorizationCodeRecord: Sendable, Codable {
+struct AuthorizationCodeRecord: Sendable, Codable, Equatable {
     var code: String
     var clientId: String
     var appGroupId: String
@@ -22,7 +22,7 @@ struct AuthorizationCodeRecord: Sendable, Codable {
 }
 
 /// An opaque access token (`a…`): lives an hour; revoking it ends the consent.
-struct AccessTokenRecord: Sendable, Codable {
+struct AccessTokenRecord: Sendable, Codable, Equatable {
     var token: String
     var clientId: String
     var appGroupId: String
@@ -32,7 +32,7 @@ struct AccessTokenRecord: Sendable, Codable {
 }
 
 /// An opaque refresh token (`r…`): no expiry; valid while the consent it came from stands.
-struct RefreshTokenRecord: Sendable, Codable {
+struct RefreshTokenRecord: Sendable, Codable, Equatable {
     var token: String
     var clientId: String
     var appGroupId: String

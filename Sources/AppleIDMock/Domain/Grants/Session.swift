@@ -49,6 +49,11 @@ struct Session {
         return outcome
     }
 
+    /// The spaces whose entries die with the consent they came from.
+    static let grantSpaces = [
+        Spaces.codes.name, Spaces.spentCodes.name, Spaces.accessTokens.name, Spaces.refreshTokens.name,
+    ]
+
     /// Ends a user's consent for a group: its codes and tokens are deleted. Returns whether one stood.
     @discardableResult
     func revokeConsent(userKey: String, appGroupId: String, now: Date) async throws -> Bool {
@@ -61,8 +66,7 @@ struct Session {
         try await transaction.put(Spaces.consents, key, consent)
         try await transaction.delete(Spaces.relayOff, key)  // a new consent starts with forwarding on
         try await transaction.deleteGroup(
-            Self.grantGroup(userKey, appGroupId, generation: consent.generation),
-            in: [Spaces.codes.name, Spaces.accessTokens.name, Spaces.refreshTokens.name])
+            Self.grantGroup(userKey, appGroupId, generation: consent.generation), in: Self.grantSpaces)
         return true
     }
 
@@ -83,12 +87,24 @@ struct Session {
         now: Date
     ) async throws -> AuthorizationCodeRecord {
         let stored = try await transaction.get(Spaces.codes, code)
+        if stored == nil, try await transaction.get(Spaces.spentCodes, code) != nil { throw OAuthError.codeUsed }
         let consent = try await consent(behind: stored.map { ($0.userKey, $0.appGroupId) })
         let record = try GrantRules.redeem(
             stored, consent: consent, clientId: clientId, redirectUri: redirectUri, codeVerifier: codeVerifier,
             pkce: pkce, now: now)
-        try await store(code: record)
+        try await spend(code: record, now: now)
         return record
+    }
+
+    /// Keeps of an exchanged code only that it is spent, until it would have expired, in the group it
+    /// dies with: all a second exchange needs to be refused, in a fraction of the record's room.
+    private func spend(code record: AuthorizationCodeRecord, now: Date) async throws {
+        try await transaction.delete(Spaces.codes, record.code)
+        try await transaction.put(
+            Spaces.spentCodes, record.code, Marker(at: now),
+            index: EntryIndex(
+                expiresAt: record.expiresAt,
+                group: Self.grantGroup(record.userKey, record.appGroupId, generation: record.consentGeneration)))
     }
 
     /// Stores an access token and, when given, a refresh token.

@@ -24,7 +24,9 @@ struct StoreChanges: Sendable {
 }
 
 /// The in-memory tables with the indexes that keep housekeeping from scanning everything: entries
-/// by group, entries due for work, and a heap of expiry times.
+/// by group, entries due for work, and a heap of expiry times. Codes and tokens, which a load test
+/// makes by the million, are kept packed (`PackedSpace`); an entry that cannot be packed is kept
+/// like any other.
 struct MemoryTables: ~Copyable {
     /// When an entry expires, for the sweep (checked against the entry when popped).
     private struct ExpiryMark: Comparable {
@@ -35,7 +37,14 @@ struct MemoryTables: ~Copyable {
         static func == (lhs: Self, rhs: Self) -> Bool { lhs.at == rhs.at && lhs.ref == rhs.ref }
     }
 
-    private(set) var spaces: [String: [String: MemoryEntry]] = [:]
+    private var spaces: [String: [String: MemoryEntry]] = [:]
+    /// The packed spaces, by name.
+    private let packed: [String: any PackedStorage] = [
+        Spaces.codes.name: PackedSpace<PackedCode>(),
+        Spaces.spentCodes.name: PackedSpace<PackedSpentCode>(),
+        Spaces.accessTokens.name: PackedSpace<PackedAccessToken>(),
+        Spaces.refreshTokens.name: PackedSpace<PackedRefreshToken>(),
+    ]
     private var groups: [String: Set<EntryRef>] = [:]
     private(set) var due: [String: [String: Date]] = [:]
     private var expiry = Heap<ExpiryMark>()
@@ -45,12 +54,27 @@ struct MemoryTables: ~Copyable {
     private(set) var controlRevision: Int64 = 0
 
     func entry(_ ref: EntryRef) -> MemoryEntry? {
-        spaces[ref.space]?[ref.key]
+        packed[ref.space]?.entry(ref.key) ?? spaces[ref.space]?[ref.key]
+    }
+
+    /// Every entry of a space, by key.
+    func entries(in space: String) -> [String: MemoryEntry] {
+        guard let packed = packed[space] else { return spaces[space] ?? [:] }
+        return packed.allEntries().merging(spaces[space] ?? [:]) { packed, _ in packed }
+    }
+
+    /// How many entries a space holds.
+    func count(in space: String) -> Int {
+        (packed[space]?.count ?? 0) + (spaces[space]?.count ?? 0)
     }
 
     /// The refs of a group in the spaces named.
     func refs(inGroup group: String, spaces names: [String]) -> [EntryRef] {
-        (groups[group] ?? []).filter { names.contains($0.space) }
+        var refs = (groups[group] ?? []).filter { names.contains($0.space) }
+        for name in names {
+            for key in packed[name]?.keys(inGroup: group) ?? [] { refs.insert(EntryRef(space: name, key: key)) }
+        }
+        return Array(refs)
     }
 
     /// Takes an insertion number.
@@ -69,16 +93,25 @@ struct MemoryTables: ~Copyable {
 
     /// Writes an entry as loaded or changed, keeping the indexes.
     mutating func write(_ ref: EntryRef, _ entry: MemoryEntry) {
+        if ref.space == Spaces.control.name { controlRevision += 1 }
+        nextSeq = max(nextSeq, entry.seq + 1)
+        if let packed = packed[ref.space], packed.write(ref.key, entry) {
+            remove(unpacked: ref)
+            return
+        }
         if let old = spaces[ref.space]?[ref.key] { unindex(ref, old) }
         spaces[ref.space, default: [:]][ref.key] = entry
         if let group = entry.index.group { groups[group, default: []].insert(ref) }
         if let dueAt = entry.index.dueAt { due[ref.space, default: [:]][ref.key] = dueAt }
         if let expiresAt = entry.index.expiresAt { expiry.insert(ExpiryMark(at: expiresAt, ref: ref)) }
-        if ref.space == Spaces.control.name { controlRevision += 1 }
-        nextSeq = max(nextSeq, entry.seq + 1)
     }
 
     private mutating func remove(_ ref: EntryRef) {
+        packed[ref.space]?.remove(ref.key)
+        remove(unpacked: ref)
+    }
+
+    private mutating func remove(unpacked ref: EntryRef) {
         guard let old = spaces[ref.space]?.removeValue(forKey: ref.key) else { return }
         unindex(ref, old)
     }
@@ -93,19 +126,25 @@ struct MemoryTables: ~Copyable {
     }
 
     private mutating func clear(_ name: String) {
+        packed[name]?.removeAll()
         for key in spaces[name]?.keys.map({ $0 }) ?? [] { remove(EntryRef(space: name, key: key)) }
         spaces[name] = nil
         due[name] = nil
     }
 
-    /// Takes the expiry marks due before `now` and returns the entries they name that did expire (the
-    /// caller deletes them, or gives them back with `restoreExpiry` if it cannot).
-    mutating func expiredRefs(before now: Date) -> [EntryRef] {
+    /// Takes expiry marks due before `now` and returns up to `limit` entries they name that did
+    /// expire (the caller deletes them, or gives them back with `restoreExpiry` if it cannot).
+    mutating func expiredRefs(before now: Date, limit: Int = .max) -> [EntryRef] {
         var expired = Set<EntryRef>()
-        while let mark = expiry.min, mark.at < now {
+        while expired.count < limit, let mark = expiry.min, mark.at < now {
             _ = expiry.popMin()
             guard let entry = entry(mark.ref), let expiresAt = entry.index.expiresAt, expiresAt < now else { continue }
             expired.insert(mark.ref)  // an entry written twice has two marks
+        }
+        for (name, space) in packed where expired.count < limit {
+            for key in space.expiredKeys(before: now, limit: limit - expired.count) {
+                expired.insert(EntryRef(space: name, key: key))
+            }
         }
         return Array(expired)
     }
@@ -113,7 +152,10 @@ struct MemoryTables: ~Copyable {
     /// Files the expiry of `refs` again (their deletion failed).
     mutating func restoreExpiry(_ refs: [EntryRef]) {
         for ref in refs {
-            if let expiresAt = entry(ref)?.index.expiresAt { expiry.insert(ExpiryMark(at: expiresAt, ref: ref)) }
+            packed[ref.space]?.restoreExpiry(ref.key)
+            if let expiresAt = spaces[ref.space]?[ref.key]?.index.expiresAt {
+                expiry.insert(ExpiryMark(at: expiresAt, ref: ref))
+            }
         }
     }
 }

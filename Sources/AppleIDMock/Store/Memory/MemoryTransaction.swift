@@ -34,7 +34,7 @@ final class MemoryTransaction: StateTransaction {
         var entries: [String: MemoryEntry] = [:]
         if !changes.cleared.contains(space.name) {
             entries = store.tables.withLock { tables in
-                guard let all = tables.spaces[space.name] else { return [:] }
+                let all = tables.entries(in: space.name)
                 return prefix.isEmpty ? all : all.filter { $0.key.hasPrefix(prefix) }
             }
         }
@@ -63,7 +63,7 @@ final class MemoryTransaction: StateTransaction {
     func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws {
         // Nothing to do while the space, with what this step writes, holds no more than `keep`.
         if !changes.cleared.contains(space.name) {
-            let stored = store.tables.withLock { $0.spaces[space.name]?.count ?? 0 }
+            let stored = store.tables.withLock { $0.count(in: space.name) }
             let written = changes.writes.keys.lazy.filter { $0.space == space.name }.count
             if stored + written <= keep { return }
         }
@@ -79,7 +79,7 @@ final class MemoryTransaction: StateTransaction {
         if !changes.cleared.contains(space.name) {
             idle = store.tables.withLock { tables in
                 var idle: [(key: String, seq: Int64)] = []
-                for (key, entry) in tables.spaces[space.name] ?? [:]
+                for (key, entry) in tables.entries(in: space.name)
                 where entry.index.dueAt == nil && !writtenKeys.contains(key) {
                     idle.append((key, entry.seq))
                 }

@@ -1,0 +1,180 @@
+import Foundation
+
+/// An authorization code, packed (see `AuthorizationCodeRecord`).
+struct PackedCode: PackedGrant {
+    static let kind = OpaqueToken.Kind.code
+    let id: TokenID
+    let seq: Int64
+    private let issuedAt, expires, authTime, redeemedAt: Double
+    private let nonce, codeChallenge: String?
+    private let clientId, appGroupId, userKey, redirectUri, challengeMethod: UInt32
+    private let generation: UInt32
+    var links: GroupLinks
+
+    var expiresAt: Double? { expires }
+
+    static func pack(
+        _ record: AuthorizationCodeRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64,
+        names: inout NameTable
+    ) -> Self? {
+        guard record.code == key, index.dueAt == nil, index.expiresAt == record.expiresAt,
+            let generation = UInt32(exactly: record.consentGeneration)
+        else { return nil }
+        var retainer = NameRetainer()
+        let packed = PackedCode(
+            id: id, seq: seq, issuedAt: PackedInstant.pack(record.issuedAt),
+            expires: PackedInstant.pack(record.expiresAt),
+            authTime: PackedInstant.pack(record.authTime), redeemedAt: PackedInstant.pack(record.redeemedAt),
+            nonce: record.nonce, codeChallenge: record.codeChallenge,
+            clientId: retainer.retain(record.clientId, in: &names),
+            appGroupId: retainer.retain(record.appGroupId, in: &names),
+            userKey: retainer.retain(record.userKey, in: &names),
+            redirectUri: retainer.retain(record.redirectUri, in: &names),
+            challengeMethod: retainer.retain(record.codeChallengeMethod, in: &names), generation: generation,
+            links: GroupLinks(group: retainer.retain(index.group, in: &names)))
+        return retainer.succeeded(&names) ? packed : nil
+    }
+
+    func unpack(key: String, names: NameTable) -> (record: AuthorizationCodeRecord, index: EntryIndex) {
+        let record = AuthorizationCodeRecord(
+            code: key, clientId: names.name(clientId) ?? "", appGroupId: names.name(appGroupId) ?? "",
+            userKey: names.name(userKey) ?? "", redirectUri: names.name(redirectUri), nonce: nonce,
+            codeChallenge: codeChallenge, codeChallengeMethod: names.name(challengeMethod),
+            issuedAt: PackedInstant.unpack(issuedAt) ?? .distantPast,
+            expiresAt: PackedInstant.unpack(expires) ?? .distantPast,
+            authTime: PackedInstant.unpack(authTime) ?? .distantPast, consentGeneration: Int(generation),
+            redeemedAt: PackedInstant.unpack(redeemedAt))
+        return (record, EntryIndex(expiresAt: record.expiresAt, group: names.name(links.group)))
+    }
+
+    func release(names: inout NameTable) {
+        names.release(clientId)
+        names.release(appGroupId)
+        names.release(userKey)
+        names.release(redirectUri)
+        names.release(challengeMethod)
+        names.release(links.group)
+    }
+}
+
+/// An access token, packed (see `AccessTokenRecord`).
+struct PackedAccessToken: PackedGrant {
+    static let kind = OpaqueToken.Kind.accessToken
+    let id: TokenID
+    let seq: Int64
+    private let expires: Double
+    private let clientId, appGroupId, userKey: UInt32
+    private let generation: UInt32
+    var links: GroupLinks
+
+    var expiresAt: Double? { expires }
+
+    static func pack(
+        _ record: AccessTokenRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64, names: inout NameTable
+    ) -> Self? {
+        guard record.token == key, index.dueAt == nil, index.expiresAt == record.expiresAt,
+            let generation = UInt32(exactly: record.consentGeneration)
+        else { return nil }
+        var retainer = NameRetainer()
+        let packed = PackedAccessToken(
+            id: id, seq: seq, expires: PackedInstant.pack(record.expiresAt),
+            clientId: retainer.retain(record.clientId, in: &names),
+            appGroupId: retainer.retain(record.appGroupId, in: &names),
+            userKey: retainer.retain(record.userKey, in: &names), generation: generation,
+            links: GroupLinks(group: retainer.retain(index.group, in: &names)))
+        return retainer.succeeded(&names) ? packed : nil
+    }
+
+    func unpack(key: String, names: NameTable) -> (record: AccessTokenRecord, index: EntryIndex) {
+        let record = AccessTokenRecord(
+            token: key, clientId: names.name(clientId) ?? "", appGroupId: names.name(appGroupId) ?? "",
+            userKey: names.name(userKey) ?? "", expiresAt: PackedInstant.unpack(expires) ?? .distantPast,
+            consentGeneration: Int(generation))
+        return (record, EntryIndex(expiresAt: record.expiresAt, group: names.name(links.group)))
+    }
+
+    func release(names: inout NameTable) {
+        names.release(clientId)
+        names.release(appGroupId)
+        names.release(userKey)
+        names.release(links.group)
+    }
+}
+
+/// A refresh token, packed (see `RefreshTokenRecord`); it never expires.
+struct PackedRefreshToken: PackedGrant {
+    static let kind = OpaqueToken.Kind.refreshToken
+    let id: TokenID
+    let seq: Int64
+    private let authTime: Double
+    private let nonce: String?
+    private let clientId, appGroupId, userKey: UInt32
+    private let generation: UInt32
+    var links: GroupLinks
+
+    var expiresAt: Double? { nil }
+
+    static func pack(
+        _ record: RefreshTokenRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64, names: inout NameTable
+    ) -> Self? {
+        guard record.token == key, index.dueAt == nil, index.expiresAt == nil,
+            let generation = UInt32(exactly: record.consentGeneration)
+        else { return nil }
+        var retainer = NameRetainer()
+        let packed = PackedRefreshToken(
+            id: id, seq: seq, authTime: PackedInstant.pack(record.authTime), nonce: record.nonce,
+            clientId: retainer.retain(record.clientId, in: &names),
+            appGroupId: retainer.retain(record.appGroupId, in: &names),
+            userKey: retainer.retain(record.userKey, in: &names), generation: generation,
+            links: GroupLinks(group: retainer.retain(index.group, in: &names)))
+        return retainer.succeeded(&names) ? packed : nil
+    }
+
+    func unpack(key: String, names: NameTable) -> (record: RefreshTokenRecord, index: EntryIndex) {
+        let record = RefreshTokenRecord(
+            token: key, clientId: names.name(clientId) ?? "", appGroupId: names.name(appGroupId) ?? "",
+            userKey: names.name(userKey) ?? "", authTime: PackedInstant.unpack(authTime) ?? .distantPast, nonce: nonce,
+            consentGeneration: Int(generation))
+        return (record, EntryIndex(group: names.name(links.group)))
+    }
+
+    func release(names: inout NameTable) {
+        names.release(clientId)
+        names.release(appGroupId)
+        names.release(userKey)
+        names.release(links.group)
+    }
+}
+
+/// A spent code, packed: when it was exchanged and when it would have expired.
+struct PackedSpentCode: PackedGrant {
+    static let kind = OpaqueToken.Kind.code
+    let id: TokenID
+    let seq: Int64
+    private let at, expires: Double
+    var links: GroupLinks
+
+    var expiresAt: Double? { expires }
+
+    static func pack(_ record: Marker, id: TokenID, key: String, index: EntryIndex, seq: Int64, names: inout NameTable)
+        -> Self?
+    {
+        guard index.dueAt == nil, let expiresAt = index.expiresAt, let group = names.retain(index.group) else {
+            return nil
+        }
+        return PackedSpentCode(
+            id: id, seq: seq, at: PackedInstant.pack(record.at), expires: PackedInstant.pack(expiresAt),
+            links: GroupLinks(group: group))
+    }
+
+    func unpack(key: String, names: NameTable) -> (record: Marker, index: EntryIndex) {
+        (
+            Marker(at: PackedInstant.unpack(at) ?? .distantPast),
+            EntryIndex(expiresAt: PackedInstant.unpack(expires), group: names.name(links.group))
+        )
+    }
+
+    func release(names: inout NameTable) {
+        names.release(links.group)
+    }
+}

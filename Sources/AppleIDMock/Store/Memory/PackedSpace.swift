@@ -1,0 +1,191 @@
+import Foundation
+import HeapModule
+
+/// What `MemoryTables` asks of a space whose entries are kept packed.
+protocol PackedStorage: AnyObject {
+    /// How many entries it holds.
+    var count: Int { get }
+    /// The entry at `key`, unpacked.
+    func entry(_ key: String) -> MemoryEntry?
+    /// Stores `entry` at `key`; `false` (and nothing held at `key` any more) when it cannot be
+    /// packed, so the caller keeps it unpacked.
+    func write(_ key: String, _ entry: MemoryEntry) -> Bool
+    /// Deletes the entry at `key`, if it holds one.
+    func remove(_ key: String)
+    /// Deletes everything.
+    func removeAll()
+    /// The keys of the entries filed under `group`.
+    func keys(inGroup group: String) -> [String]
+    /// Takes expiry marks before `now` and returns the keys of at most `limit` entries that did expire.
+    func expiredKeys(before now: Date, limit: Int) -> [String]
+    /// Files the expiry of the entry at `key` again.
+    func restoreExpiry(_ key: String)
+    /// Every entry, unpacked (for listings).
+    func allEntries() -> [String: MemoryEntry]
+}
+
+/// One grant space kept packed: grants in an array of fixed-size slots (freed slots reused),
+/// found through a `TokenIndex`, linked per group for `deleteGroup`, with a heap of expiry times.
+final class PackedSpace<Grant: PackedGrant>: PackedStorage {
+    /// When a slot's grant expires, for the sweep (checked against the slot when popped).
+    private struct ExpiryMark: Comparable {
+        var at: Double
+        var slot: UInt32
+
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.at < rhs.at }
+    }
+
+    private var slots: [Grant?] = []
+    private var free: [UInt32] = []
+    private var index = TokenIndex()
+    private var names = NameTable()
+    /// The first slot (plus one) of each group's list, by the group's name number.
+    private var heads: [UInt32: UInt32] = [:]
+    private var expiry = Heap<ExpiryMark>()
+    /// Marks of grants removed before they expired (a code is removed when it is exchanged); the
+    /// heap is rebuilt from the live slots when they outnumber those.
+    private var staleMarks = 0
+
+    var count: Int { index.count }
+    /// How many distinct names its grants use.
+    var namesHeld: Int { names.count }
+
+    private func slot(_ key: String) -> UInt32? {
+        guard let (kind, id) = OpaqueToken.parse(key), kind == Grant.kind else { return nil }
+        return index.slot(of: id) { slots[Int($0)]?.id ?? .zero }
+    }
+
+    func entry(_ key: String) -> MemoryEntry? {
+        guard let slot = slot(key), let grant = slots[Int(slot)] else { return nil }
+        let (record, index) = grant.unpack(key: key, names: names)
+        return MemoryEntry(value: record, index: index, seq: grant.seq)
+    }
+
+    func write(_ key: String, _ entry: MemoryEntry) -> Bool {
+        guard let (kind, id) = OpaqueToken.parse(key), kind == Grant.kind else { return false }
+        let existing = index.slot(of: id) { slots[Int($0)]?.id ?? .zero }
+        guard let record = entry.value as? Grant.Record,
+            let grant = Grant.pack(record, id: id, key: key, index: entry.index, seq: entry.seq, names: &names)
+        else {
+            if let existing { remove(slot: existing) }
+            return false
+        }
+        if let existing, let old = slots[Int(existing)] {
+            unlink(existing)
+            old.release(names: &names)
+            slots[Int(existing)] = grant
+            link(existing)
+            if let at = grant.expiresAt, at != old.expiresAt { expiry.insert(ExpiryMark(at: at, slot: existing)) }
+        } else {
+            let slot: UInt32
+            if let reused = free.popLast() {
+                slot = reused
+                slots[Int(slot)] = grant
+            } else {
+                slot = UInt32(slots.count)
+                slots.append(grant)
+            }
+            index.insert(slot) { slots[Int($0)]?.id ?? .zero }
+            link(slot)
+            if let at = grant.expiresAt { expiry.insert(ExpiryMark(at: at, slot: slot)) }
+        }
+        return true
+    }
+
+    func remove(_ key: String) {
+        if let slot = slot(key) { remove(slot: slot) }
+    }
+
+    private func remove(slot: UInt32) {
+        guard let grant = slots[Int(slot)] else { return }
+        unlink(slot)
+        grant.release(names: &names)
+        index.remove(slot, id: grant.id) { slots[Int($0)]?.id ?? .zero }
+        slots[Int(slot)] = nil
+        free.append(slot)
+        if grant.expiresAt != nil { dropStaleMarks() }
+    }
+
+    /// Counts one more stale mark, and rebuilds the heap from the live slots once stale marks are
+    /// over half of it (amortized: each rebuild follows as many removals as it keeps marks).
+    private func dropStaleMarks() {
+        staleMarks += 1
+        guard staleMarks > 1024, staleMarks * 2 > expiry.count else { return }
+        var marks: [ExpiryMark] = []
+        marks.reserveCapacity(index.count)
+        for (slot, grant) in slots.enumerated() {
+            if let at = grant?.expiresAt { marks.append(ExpiryMark(at: at, slot: UInt32(slot))) }
+        }
+        expiry = Heap(marks)
+        staleMarks = 0
+    }
+
+    func removeAll() {
+        slots = []
+        free = []
+        index.removeAll()
+        names = NameTable()
+        heads = [:]
+        expiry = Heap()
+        staleMarks = 0
+    }
+
+    func keys(inGroup group: String) -> [String] {
+        guard let number = names.number(of: group) else { return [] }
+        var keys: [String] = []
+        var next = heads[number] ?? 0
+        while next != 0, let grant = slots[Int(next - 1)] {
+            keys.append(OpaqueToken.string(Grant.kind, grant.id))
+            next = grant.links.next
+        }
+        return keys
+    }
+
+    func expiredKeys(before now: Date, limit: Int) -> [String] {
+        let instant = now.timeIntervalSinceReferenceDate
+        var expired = Set<UInt32>()
+        while expired.count < limit, let mark = expiry.min, mark.at < instant {
+            _ = expiry.popMin()
+            guard let at = slots[Int(mark.slot)]?.expiresAt, at < instant else { continue }
+            expired.insert(mark.slot)  // a slot written twice has two marks
+        }
+        return expired.compactMap { slot in slots[Int(slot)].map { OpaqueToken.string(Grant.kind, $0.id) } }
+    }
+
+    func restoreExpiry(_ key: String) {
+        guard let slot = slot(key), let at = slots[Int(slot)]?.expiresAt else { return }
+        expiry.insert(ExpiryMark(at: at, slot: slot))
+    }
+
+    func allEntries() -> [String: MemoryEntry] {
+        var entries: [String: MemoryEntry] = [:]
+        for grant in slots {
+            guard let grant else { continue }
+            let key = OpaqueToken.string(Grant.kind, grant.id)
+            let (record, index) = grant.unpack(key: key, names: names)
+            entries[key] = MemoryEntry(value: record, index: index, seq: grant.seq)
+        }
+        return entries
+    }
+
+    /// Puts `slot` first in its group's list.
+    private func link(_ slot: UInt32) {
+        guard let group = slots[Int(slot)]?.links.group, group != 0 else { return }
+        let head = heads[group] ?? 0
+        slots[Int(slot)]?.links.previous = 0
+        slots[Int(slot)]?.links.next = head
+        if head != 0 { slots[Int(head - 1)]?.links.previous = slot + 1 }
+        heads[group] = slot + 1
+    }
+
+    /// Takes `slot` out of its group's list.
+    private func unlink(_ slot: UInt32) {
+        guard let links = slots[Int(slot)]?.links, links.group != 0 else { return }
+        if links.previous != 0 {
+            slots[Int(links.previous - 1)]?.links.next = links.next
+        } else {
+            heads[links.group] = links.next == 0 ? nil : links.next
+        }
+        if links.next != 0 { slots[Int(links.next - 1)]?.links.previous = links.previous }
+    }
+}

@@ -37,7 +37,7 @@ struct OpaqueTokenIdTests {
 struct TokenIndexTests {
     @Test("random inserts and removals find exactly the live slots")
     func model() {
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(state: 7)
         var ids: [TokenID] = []
         var live: [TokenID: UInt32] = [:]
         var index = TokenIndex()
@@ -235,18 +235,5 @@ struct PackedGrantTests {
         #expect(space.count == 1)
         space.removeAll()
         #expect(space.count == 0 && space.entry(keys[99]) == nil && space.namesHeld == 0)
-    }
-}
-
-/// A small deterministic generator for model tests.
-struct SplitMix: RandomNumberGenerator {
-    var seed: UInt64
-
-    mutating func next() -> UInt64 {
-        seed &+= 0x9E37_79B9_7F4A_7C15
-        var z = seed
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

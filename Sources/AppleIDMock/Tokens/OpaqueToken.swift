@@ -37,7 +37,7 @@ enum OpaqueToken {
             buffer[33] = UInt8(ascii: ".")
             buffer[34] = UInt8(ascii: "0")
             buffer[35] = UInt8(ascii: ".")
-            var tail = TailBits(id)
+            var tail = SplitMix64(state: id.high ^ (id.low &* 0x9E37_79B9_7F4A_7C15))
             for index in 36..<40 { buffer[index] = lower[Int(tail.next() % UInt64(lower.count))] }
             buffer[40] = UInt8(ascii: ".")
             for index in 41..<length { buffer[index] = url[Int(tail.next() & 0x3F)] }
@@ -71,23 +71,6 @@ enum OpaqueToken {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
         default: nil
-        }
-    }
-
-    /// The bits that spell a value's tail: SplitMix64 seeded by its random part.
-    private struct TailBits {
-        var state: UInt64
-
-        init(_ id: TokenID) {
-            state = id.high ^ (id.low &* 0x9E37_79B9_7F4A_7C15)
-        }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }

@@ -60,3 +60,31 @@ struct NameRetainer {
         return !failed
     }
 }
+
+/// Whose a grant is: its client, app group and user as name numbers, and its consent generation.
+struct PackedOwner: Sendable {
+    private let client, appGroup, user: UInt32
+    let generation: UInt32
+
+    /// `nil` when the generation does not fit (nothing is retained then).
+    init?(
+        clientId: String, appGroupId: String, userKey: String, generation: Int, retainer: inout NameRetainer,
+        names: inout NameTable
+    ) {
+        guard let generation = UInt32(exactly: generation) else { return nil }
+        client = retainer.retain(clientId, in: &names)
+        appGroup = retainer.retain(appGroupId, in: &names)
+        user = retainer.retain(userKey, in: &names)
+        self.generation = generation
+    }
+
+    func clientId(_ names: NameTable) -> String { names.name(client) ?? "" }
+    func appGroupId(_ names: NameTable) -> String { names.name(appGroup) ?? "" }
+    func userKey(_ names: NameTable) -> String { names.name(user) ?? "" }
+
+    func release(names: inout NameTable) {
+        names.release(client)
+        names.release(appGroup)
+        names.release(user)
+    }
+}

@@ -7,8 +7,8 @@ struct PackedCode: PackedGrant {
     let seq: Int64
     private let issuedAt, expires, authTime, redeemedAt: Double
     private let nonce, codeChallenge: String?
-    private let clientId, appGroupId, userKey, redirectUri, challengeMethod: UInt32
-    private let generation: UInt32
+    private let owner: PackedOwner
+    private let redirectUri, challengeMethod: UInt32
     var links: GroupLinks
 
     var expiresAt: Double? { expires }
@@ -17,40 +17,38 @@ struct PackedCode: PackedGrant {
         _ record: AuthorizationCodeRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64,
         names: inout NameTable
     ) -> Self? {
-        guard record.code == key, index.dueAt == nil, index.expiresAt == record.expiresAt,
-            let generation = UInt32(exactly: record.consentGeneration)
-        else { return nil }
+        guard record.code == key, index.dueAt == nil, index.expiresAt == record.expiresAt else { return nil }
         var retainer = NameRetainer()
+        guard
+            let owner = PackedOwner(
+                clientId: record.clientId, appGroupId: record.appGroupId, userKey: record.userKey,
+                generation: record.consentGeneration, retainer: &retainer, names: &names)
+        else { return nil }
         let packed = PackedCode(
             id: id, seq: seq, issuedAt: PackedInstant.pack(record.issuedAt),
-            expires: PackedInstant.pack(record.expiresAt),
-            authTime: PackedInstant.pack(record.authTime), redeemedAt: PackedInstant.pack(record.redeemedAt),
-            nonce: record.nonce, codeChallenge: record.codeChallenge,
-            clientId: retainer.retain(record.clientId, in: &names),
-            appGroupId: retainer.retain(record.appGroupId, in: &names),
-            userKey: retainer.retain(record.userKey, in: &names),
+            expires: PackedInstant.pack(record.expiresAt), authTime: PackedInstant.pack(record.authTime),
+            redeemedAt: PackedInstant.pack(record.redeemedAt), nonce: record.nonce,
+            codeChallenge: record.codeChallenge, owner: owner,
             redirectUri: retainer.retain(record.redirectUri, in: &names),
-            challengeMethod: retainer.retain(record.codeChallengeMethod, in: &names), generation: generation,
+            challengeMethod: retainer.retain(record.codeChallengeMethod, in: &names),
             links: GroupLinks(group: retainer.retain(index.group, in: &names)))
         return retainer.succeeded(&names) ? packed : nil
     }
 
     func unpack(key: String, names: NameTable) -> (record: AuthorizationCodeRecord, index: EntryIndex) {
         let record = AuthorizationCodeRecord(
-            code: key, clientId: names.name(clientId) ?? "", appGroupId: names.name(appGroupId) ?? "",
-            userKey: names.name(userKey) ?? "", redirectUri: names.name(redirectUri), nonce: nonce,
+            code: key, clientId: owner.clientId(names), appGroupId: owner.appGroupId(names),
+            userKey: owner.userKey(names), redirectUri: names.name(redirectUri), nonce: nonce,
             codeChallenge: codeChallenge, codeChallengeMethod: names.name(challengeMethod),
             issuedAt: PackedInstant.unpack(issuedAt) ?? .distantPast,
             expiresAt: PackedInstant.unpack(expires) ?? .distantPast,
-            authTime: PackedInstant.unpack(authTime) ?? .distantPast, consentGeneration: Int(generation),
+            authTime: PackedInstant.unpack(authTime) ?? .distantPast, consentGeneration: Int(owner.generation),
             redeemedAt: PackedInstant.unpack(redeemedAt))
         return (record, EntryIndex(expiresAt: record.expiresAt, group: names.name(links.group)))
     }
 
     func release(names: inout NameTable) {
-        names.release(clientId)
-        names.release(appGroupId)
-        names.release(userKey)
+        owner.release(names: &names)
         names.release(redirectUri)
         names.release(challengeMethod)
         names.release(links.group)
@@ -63,8 +61,7 @@ struct PackedAccessToken: PackedGrant {
     let id: TokenID
     let seq: Int64
     private let expires: Double
-    private let clientId, appGroupId, userKey: UInt32
-    private let generation: UInt32
+    private let owner: PackedOwner
     var links: GroupLinks
 
     var expiresAt: Double? { expires }
@@ -72,31 +69,29 @@ struct PackedAccessToken: PackedGrant {
     static func pack(
         _ record: AccessTokenRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64, names: inout NameTable
     ) -> Self? {
-        guard record.token == key, index.dueAt == nil, index.expiresAt == record.expiresAt,
-            let generation = UInt32(exactly: record.consentGeneration)
-        else { return nil }
+        guard record.token == key, index.dueAt == nil, index.expiresAt == record.expiresAt else { return nil }
         var retainer = NameRetainer()
+        guard
+            let owner = PackedOwner(
+                clientId: record.clientId, appGroupId: record.appGroupId, userKey: record.userKey,
+                generation: record.consentGeneration, retainer: &retainer, names: &names)
+        else { return nil }
         let packed = PackedAccessToken(
-            id: id, seq: seq, expires: PackedInstant.pack(record.expiresAt),
-            clientId: retainer.retain(record.clientId, in: &names),
-            appGroupId: retainer.retain(record.appGroupId, in: &names),
-            userKey: retainer.retain(record.userKey, in: &names), generation: generation,
+            id: id, seq: seq, expires: PackedInstant.pack(record.expiresAt), owner: owner,
             links: GroupLinks(group: retainer.retain(index.group, in: &names)))
         return retainer.succeeded(&names) ? packed : nil
     }
 
     func unpack(key: String, names: NameTable) -> (record: AccessTokenRecord, index: EntryIndex) {
         let record = AccessTokenRecord(
-            token: key, clientId: names.name(clientId) ?? "", appGroupId: names.name(appGroupId) ?? "",
-            userKey: names.name(userKey) ?? "", expiresAt: PackedInstant.unpack(expires) ?? .distantPast,
-            consentGeneration: Int(generation))
+            token: key, clientId: owner.clientId(names), appGroupId: owner.appGroupId(names),
+            userKey: owner.userKey(names), expiresAt: PackedInstant.unpack(expires) ?? .distantPast,
+            consentGeneration: Int(owner.generation))
         return (record, EntryIndex(expiresAt: record.expiresAt, group: names.name(links.group)))
     }
 
     func release(names: inout NameTable) {
-        names.release(clientId)
-        names.release(appGroupId)
-        names.release(userKey)
+        owner.release(names: &names)
         names.release(links.group)
     }
 }
@@ -108,8 +103,7 @@ struct PackedRefreshToken: PackedGrant {
     let seq: Int64
     private let authTime: Double
     private let nonce: String?
-    private let clientId, appGroupId, userKey: UInt32
-    private let generation: UInt32
+    private let owner: PackedOwner
     var links: GroupLinks
 
     var expiresAt: Double? { nil }
@@ -117,31 +111,29 @@ struct PackedRefreshToken: PackedGrant {
     static func pack(
         _ record: RefreshTokenRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64, names: inout NameTable
     ) -> Self? {
-        guard record.token == key, index.dueAt == nil, index.expiresAt == nil,
-            let generation = UInt32(exactly: record.consentGeneration)
-        else { return nil }
+        guard record.token == key, index.dueAt == nil, index.expiresAt == nil else { return nil }
         var retainer = NameRetainer()
+        guard
+            let owner = PackedOwner(
+                clientId: record.clientId, appGroupId: record.appGroupId, userKey: record.userKey,
+                generation: record.consentGeneration, retainer: &retainer, names: &names)
+        else { return nil }
         let packed = PackedRefreshToken(
-            id: id, seq: seq, authTime: PackedInstant.pack(record.authTime), nonce: record.nonce,
-            clientId: retainer.retain(record.clientId, in: &names),
-            appGroupId: retainer.retain(record.appGroupId, in: &names),
-            userKey: retainer.retain(record.userKey, in: &names), generation: generation,
+            id: id, seq: seq, authTime: PackedInstant.pack(record.authTime), nonce: record.nonce, owner: owner,
             links: GroupLinks(group: retainer.retain(index.group, in: &names)))
         return retainer.succeeded(&names) ? packed : nil
     }
 
     func unpack(key: String, names: NameTable) -> (record: RefreshTokenRecord, index: EntryIndex) {
         let record = RefreshTokenRecord(
-            token: key, clientId: names.name(clientId) ?? "", appGroupId: names.name(appGroupId) ?? "",
-            userKey: names.name(userKey) ?? "", authTime: PackedInstant.unpack(authTime) ?? .distantPast, nonce: nonce,
-            consentGeneration: Int(generation))
+            token: key, clientId: owner.clientId(names), appGroupId: owner.appGroupId(names),
+            userKey: owner.userKey(names), authTime: PackedInstant.unpack(authTime) ?? .distantPast, nonce: nonce,
+            consentGeneration: Int(owner.generation))
         return (record, EntryIndex(group: names.name(links.group)))
     }
 
     func release(names: inout NameTable) {
-        names.release(clientId)
-        names.release(appGroupId)
-        names.release(userKey)
+        owner.release(names: &names)
         names.release(links.group)
     }
 }

@@ -75,7 +75,10 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
             old.release(names: &names)
             slots[Int(existing)] = grant
             link(existing)
-            if let at = grant.expiresAt, at != old.expiresAt { expiry.insert(ExpiryMark(at: at, slot: existing)) }
+            if let at = grant.expiresAt, at != old.expiresAt {
+                expiry.insert(ExpiryMark(at: at, slot: existing))
+                if old.expiresAt != nil { staleMarks += 1 }
+            }
         } else {
             let slot: UInt32
             if let reused = free.popLast() {
@@ -106,17 +109,13 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
         if grant.expiresAt != nil { dropStaleMarks() }
     }
 
-    /// Counts one more stale mark, and rebuilds the heap from the live slots once stale marks are
-    /// over half of it (amortized: each rebuild follows as many removals as it keeps marks).
+    /// Counts one more possibly stale mark (a removal by the sweep has had its mark popped
+    /// already), and once they are over half of the heap, rebuilds it from the marks that still
+    /// match their slot: each rebuild, linear in the heap, follows as many removals as it has marks.
     private func dropStaleMarks() {
         staleMarks += 1
         guard staleMarks > 1024, staleMarks * 2 > expiry.count else { return }
-        var marks: [ExpiryMark] = []
-        marks.reserveCapacity(index.count)
-        for (slot, grant) in slots.enumerated() {
-            if let at = grant?.expiresAt { marks.append(ExpiryMark(at: at, slot: UInt32(slot))) }
-        }
-        expiry = Heap(marks)
+        expiry = Heap(expiry.unordered.filter { slots[Int($0.slot)]?.expiresAt == $0.at })
         staleMarks = 0
     }
 

@@ -28,21 +28,26 @@ enum OpaqueToken {
     /// The value of `kind` whose random part is `id`.
     static func string(_ kind: Kind, _ id: TokenID) -> String {
         String(unsafeUninitializedCapacity: length) { buffer in
-            buffer[0] = kind.rawValue.asciiValue ?? UInt8(ascii: "x")
-            for index in 0..<16 {  // 32 hex digits from 16 bytes
-                let byte = id.byte(index)
-                buffer[1 + 2 * index] = hex[Int(byte >> 4)]
-                buffer[2 + 2 * index] = hex[Int(byte & 0x0F)]
-            }
-            buffer[33] = UInt8(ascii: ".")
-            buffer[34] = UInt8(ascii: "0")
-            buffer[35] = UInt8(ascii: ".")
-            var tail = SplitMix64(state: id.high ^ (id.low &* 0x9E37_79B9_7F4A_7C15))
-            for index in 36..<40 { buffer[index] = lower[Int(tail.next() % UInt64(lower.count))] }
-            buffer[40] = UInt8(ascii: ".")
-            for index in 41..<length { buffer[index] = url[Int(tail.next() & 0x3F)] }
+            spell(kind, id, into: buffer)
             return length
         }
+    }
+
+    /// Writes the `length` bytes of the value of `kind` whose random part is `id`.
+    private static func spell(_ kind: Kind, _ id: TokenID, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        buffer[0] = kind.rawValue.asciiValue ?? UInt8(ascii: "x")
+        for index in 0..<16 {  // 32 hex digits from 16 bytes
+            let byte = id.byte(index)
+            buffer[1 + 2 * index] = hex[Int(byte >> 4)]
+            buffer[2 + 2 * index] = hex[Int(byte & 0x0F)]
+        }
+        buffer[33] = UInt8(ascii: ".")
+        buffer[34] = UInt8(ascii: "0")
+        buffer[35] = UInt8(ascii: ".")
+        var tail = SplitMix64(state: id.high ^ (id.low &* 0x9E37_79B9_7F4A_7C15))
+        for index in 36..<40 { buffer[index] = lower[Int(tail.next() % UInt64(lower.count))] }
+        buffer[40] = UInt8(ascii: ".")
+        for index in 41..<length { buffer[index] = url[Int(tail.next() & 0x3F)] }
     }
 
     /// The kind and random part of `value`, when it is exactly a value this type makes; `nil` for
@@ -61,8 +66,12 @@ enum OpaqueToken {
             }
             let id = TokenID(high: high, low: low)
             guard id != .zero else { return nil }
-            let canonical = string(kind, id)
-            return canonical.utf8.elementsEqual(bytes) ? (kind, id) : nil
+            // Spelled again on the stack (a lookup allocates nothing) and compared.
+            let canonical = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+                spell(kind, id, into: buffer)
+                return buffer.elementsEqual(bytes)
+            }
+            return canonical ? (kind, id) : nil
         }
     }
 

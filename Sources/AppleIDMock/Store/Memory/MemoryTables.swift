@@ -127,7 +127,7 @@ struct MemoryTables: ~Copyable {
 
     private mutating func clear(_ name: String) {
         packed[name]?.removeAll()
-        for key in spaces[name]?.keys.map({ $0 }) ?? [] { remove(EntryRef(space: name, key: key)) }
+        for key in spaces[name]?.keys.map({ $0 }) ?? [] { remove(unpacked: EntryRef(space: name, key: key)) }
         spaces[name] = nil
         due[name] = nil
     }

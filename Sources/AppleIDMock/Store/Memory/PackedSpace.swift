@@ -50,9 +50,14 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
     /// How many distinct names its grants use.
     var namesHeld: Int { names.count }
 
+    /// The token id in `slot` (zero when it is free), for the index.
+    private func id(ofSlot slot: UInt32) -> TokenID {
+        slots[Int(slot)]?.id ?? .zero
+    }
+
     private func slot(_ key: String) -> UInt32? {
         guard let (kind, id) = OpaqueToken.parse(key), kind == Grant.kind else { return nil }
-        return index.slot(of: id) { slots[Int($0)]?.id ?? .zero }
+        return index.slot(of: id, idOf: id(ofSlot:))
     }
 
     func entry(_ key: String) -> MemoryEntry? {
@@ -63,7 +68,7 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
 
     func write(_ key: String, _ entry: MemoryEntry) -> Bool {
         guard let (kind, id) = OpaqueToken.parse(key), kind == Grant.kind else { return false }
-        let existing = index.slot(of: id) { slots[Int($0)]?.id ?? .zero }
+        let existing = index.slot(of: id, idOf: id(ofSlot:))
         guard let record = entry.value as? Grant.Record,
             let grant = Grant.pack(record, id: id, key: key, index: entry.index, seq: entry.seq, names: &names)
         else {
@@ -88,7 +93,7 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
                 slot = UInt32(slots.count)
                 slots.append(grant)
             }
-            index.insert(slot) { slots[Int($0)]?.id ?? .zero }
+            index.insert(slot, idOf: id(ofSlot:))
             link(slot)
             if let at = grant.expiresAt { expiry.insert(ExpiryMark(at: at, slot: slot)) }
         }
@@ -103,7 +108,7 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
         guard let grant = slots[Int(slot)] else { return }
         unlink(slot)
         grant.release(names: &names)
-        index.remove(slot, id: grant.id) { slots[Int($0)]?.id ?? .zero }
+        index.remove(slot, id: grant.id, idOf: id(ofSlot:))
         slots[Int(slot)] = nil
         free.append(slot)
         if grant.expiresAt != nil { dropStaleMarks() }

@@ -13,7 +13,7 @@ struct TokenIndex {
     }
 
     /// The slot holding `id`.
-    func slot(of id: TokenID, id slotId: (UInt32) -> TokenID) -> UInt32? {
+    func slot(of id: TokenID, idOf slotId: (UInt32) -> TokenID) -> UInt32? {
         var bucket = home(id)
         while buckets[bucket] != 0 {
             let slot = buckets[bucket] - 1
@@ -24,8 +24,8 @@ struct TokenIndex {
     }
 
     /// Files `slot` (whose id is not in the index yet).
-    mutating func insert(_ slot: UInt32, id slotId: (UInt32) -> TokenID) {
-        if (count + 1) * 4 > buckets.count * 3 { grow(id: slotId) }
+    mutating func insert(_ slot: UInt32, idOf slotId: (UInt32) -> TokenID) {
+        if (count + 1) * 4 > buckets.count * 3 { grow(idOf: slotId) }
         var bucket = home(slotId(slot))
         while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
         buckets[bucket] = slot + 1
@@ -33,7 +33,7 @@ struct TokenIndex {
     }
 
     /// Removes `slot`, filed under `id`.
-    mutating func remove(_ slot: UInt32, id: TokenID, id slotId: (UInt32) -> TokenID) {
+    mutating func remove(_ slot: UInt32, id: TokenID, idOf slotId: (UInt32) -> TokenID) {
         var hole = home(id)
         while buckets[hole] != slot + 1 {
             guard buckets[hole] != 0 else { return }
@@ -60,7 +60,7 @@ struct TokenIndex {
         count = 0
     }
 
-    private mutating func grow(id slotId: (UInt32) -> TokenID) {
+    private mutating func grow(idOf slotId: (UInt32) -> TokenID) {
         let old = buckets
         buckets = [UInt32](repeating: 0, count: old.count * 2)
         for entry in old where entry != 0 {

@@ -203,6 +203,49 @@ struct PackedGrantTests {
         #expect(space.count == 1000)
     }
 
+    @Test("expiry is exact to the fraction of a second, though the sweep files it by whole seconds")
+    func expiryWithinASecond() {
+        let space = PackedSpace<PackedAccessToken>()
+        // Ten tokens expiring a tenth of a second apart, across a second's boundary.
+        let records = (0..<10).map { step in
+            AccessTokenRecord(
+                token: OpaqueToken.make(.accessToken), clientId: "com.example.web", appGroupId: "example",
+                userKey: "maria", expiresAt: now.addingTimeInterval(0.1 * Double(step) + 0.3), consentGeneration: 1)
+        }
+        for record in records { #expect(space.write(record.token, entry(record, expiresAt: record.expiresAt))) }
+        var live = Set(records.map(\.token))
+        // The same cut twice: marks of the second that had not expired yet were filed again.
+        for cut in [0.55, 0.55, 1.0, 1.25] {
+            let instant = now.addingTimeInterval(cut)
+            let expired = space.expiredKeys(before: instant, limit: .max)
+            let due = Set(records.filter { live.contains($0.token) && $0.expiresAt < instant }.map(\.token))
+            #expect(expired.count == due.count && Set(expired) == due)
+            for key in expired { space.remove(key) }
+            live.subtract(due)
+        }
+        #expect(space.count == 0)
+    }
+
+    @Test("an insertion number past 32 bits is kept unpacked, and reads back the same")
+    func largeInsertionNumber() throws {
+        var tables = MemoryTables()
+        let record = code()
+        let ref = EntryRef(space: Spaces.codes.name, key: record.code)
+        let seq = Int64(UInt32.max) + 5
+        tables.write(ref, MemoryEntry(value: record, index: EntryIndex(expiresAt: record.expiresAt), seq: seq))
+        let readEntry = tables.entry(ref)
+        let read = try #require(readEntry)
+        #expect(read.seq == seq)
+        #expect(read.value as? AuthorizationCodeRecord == record)
+    }
+
+    @Test("the grants that outnumber the rest take no more room than their fields")
+    func slotSizes() {
+        #expect(MemoryLayout<PackedAccessToken>.stride == 56)
+        #expect(MemoryLayout<PackedRefreshToken>.stride == 72)
+        #expect(MemoryLayout<PackedSpentCode>.stride == 48)
+    }
+
     @Test("a sweep frees a burst of expiries in bounded steps and counts them all")
     func sweepInSteps() async throws {
         let store = MemoryStore()

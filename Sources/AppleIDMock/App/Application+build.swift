@@ -42,7 +42,7 @@ public func buildApplication(
     configuration: ServerConfiguration, clock: MockClock = MockClock(),
     onListening: (@Sendable (_ host: String, _ port: Int) async -> Void)? = nil
 ) async throws -> some ApplicationProtocol {
-    var logger = Logger(label: "apple-id-mock")
+    var logger = Logger.deferringMetadata(label: "apple-id-mock")
     logger.logLevel = configuration.logLevel
     // Before the store opens, so that a refusal leaves nothing open.
     let tls = try configuration.tls.map { files throws(TLSSetupError) in try TLSSetup.load(files) }

@@ -12,6 +12,8 @@ protocol PackedGrant: Sendable {
     /// When the entry expires (its index's `expiresAt`), if it does.
     var expiresAt: Double? { get }
     var links: GroupLinks { get set }
+    /// What a free slot holds: the zero id, which no token has, and nothing else.
+    static var vacant: Self { get }
 
     /// `record` packed, or `nil` when it cannot be: its token is not `key`, its index is not the
     /// one its own fields imply, or the name table is full. Names are retained.
@@ -65,6 +67,13 @@ struct NameRetainer {
 struct PackedOwner: Sendable {
     private let client, appGroup, user: UInt32
     let generation: UInt32
+
+    /// No one: what a free slot holds.
+    static let none = PackedOwner()
+
+    private init() {
+        (client, appGroup, user, generation) = (0, 0, 0, 0)
+    }
 
     /// `nil` when the generation does not fit (nothing is retained then).
     init?(

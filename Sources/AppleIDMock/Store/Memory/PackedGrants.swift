@@ -4,12 +4,17 @@ import Foundation
 struct PackedCode: PackedGrant {
     static let kind = OpaqueToken.Kind.code
     let id: TokenID
-    let seq: Int64
     private let issuedAt, expires, authTime, redeemedAt: Double
     private let nonce, codeChallenge: String?
     private let owner: PackedOwner
     private let redirectUri, challengeMethod: UInt32
     var links: GroupLinks
+    private let sequence: UInt32
+
+    var seq: Int64 { Int64(sequence) }
+    static let vacant = PackedCode(
+        id: .zero, issuedAt: 0, expires: 0, authTime: 0, redeemedAt: 0, nonce: nil, codeChallenge: nil,
+        owner: .none, redirectUri: 0, challengeMethod: 0, links: GroupLinks(), sequence: 0)
 
     var expiresAt: Double? { expires }
 
@@ -17,7 +22,9 @@ struct PackedCode: PackedGrant {
         _ record: AuthorizationCodeRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64,
         names: inout NameTable
     ) -> Self? {
-        guard record.code == key, index.dueAt == nil, index.expiresAt == record.expiresAt else { return nil }
+        guard record.code == key, index.dueAt == nil, index.expiresAt == record.expiresAt,
+            let sequence = UInt32(exactly: seq)
+        else { return nil }
         var retainer = NameRetainer()
         guard
             let owner = PackedOwner(
@@ -25,13 +32,13 @@ struct PackedCode: PackedGrant {
                 generation: record.consentGeneration, retainer: &retainer, names: &names)
         else { return nil }
         let packed = PackedCode(
-            id: id, seq: seq, issuedAt: PackedInstant.pack(record.issuedAt),
+            id: id, issuedAt: PackedInstant.pack(record.issuedAt),
             expires: PackedInstant.pack(record.expiresAt), authTime: PackedInstant.pack(record.authTime),
             redeemedAt: PackedInstant.pack(record.redeemedAt), nonce: record.nonce,
             codeChallenge: record.codeChallenge, owner: owner,
             redirectUri: retainer.retain(record.redirectUri, in: &names),
             challengeMethod: retainer.retain(record.codeChallengeMethod, in: &names),
-            links: GroupLinks(group: retainer.retain(index.group, in: &names)))
+            links: GroupLinks(group: retainer.retain(index.group, in: &names)), sequence: sequence)
         return retainer.succeeded(&names) ? packed : nil
     }
 
@@ -59,17 +66,22 @@ struct PackedCode: PackedGrant {
 struct PackedAccessToken: PackedGrant {
     static let kind = OpaqueToken.Kind.accessToken
     let id: TokenID
-    let seq: Int64
     private let expires: Double
     private let owner: PackedOwner
     var links: GroupLinks
+    private let sequence: UInt32
+
+    var seq: Int64 { Int64(sequence) }
+    static let vacant = PackedAccessToken(id: .zero, expires: 0, owner: .none, links: GroupLinks(), sequence: 0)
 
     var expiresAt: Double? { expires }
 
     static func pack(
         _ record: AccessTokenRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64, names: inout NameTable
     ) -> Self? {
-        guard record.token == key, index.dueAt == nil, index.expiresAt == record.expiresAt else { return nil }
+        guard record.token == key, index.dueAt == nil, index.expiresAt == record.expiresAt,
+            let sequence = UInt32(exactly: seq)
+        else { return nil }
         var retainer = NameRetainer()
         guard
             let owner = PackedOwner(
@@ -77,8 +89,8 @@ struct PackedAccessToken: PackedGrant {
                 generation: record.consentGeneration, retainer: &retainer, names: &names)
         else { return nil }
         let packed = PackedAccessToken(
-            id: id, seq: seq, expires: PackedInstant.pack(record.expiresAt), owner: owner,
-            links: GroupLinks(group: retainer.retain(index.group, in: &names)))
+            id: id, expires: PackedInstant.pack(record.expiresAt), owner: owner,
+            links: GroupLinks(group: retainer.retain(index.group, in: &names)), sequence: sequence)
         return retainer.succeeded(&names) ? packed : nil
     }
 
@@ -100,18 +112,25 @@ struct PackedAccessToken: PackedGrant {
 struct PackedRefreshToken: PackedGrant {
     static let kind = OpaqueToken.Kind.refreshToken
     let id: TokenID
-    let seq: Int64
     private let authTime: Double
     private let nonce: String?
     private let owner: PackedOwner
     var links: GroupLinks
+    private let sequence: UInt32
+
+    var seq: Int64 { Int64(sequence) }
+    static let vacant = PackedRefreshToken(
+        id: .zero, authTime: 0, nonce: nil, owner: .none, links: GroupLinks(), sequence: 0)
 
     var expiresAt: Double? { nil }
 
     static func pack(
         _ record: RefreshTokenRecord, id: TokenID, key: String, index: EntryIndex, seq: Int64, names: inout NameTable
     ) -> Self? {
-        guard record.token == key, index.dueAt == nil, index.expiresAt == nil else { return nil }
+        guard record.token == key, index.dueAt == nil, index.expiresAt == nil, let sequence = UInt32(exactly: seq)
+        else {
+            return nil
+        }
         var retainer = NameRetainer()
         guard
             let owner = PackedOwner(
@@ -119,8 +138,8 @@ struct PackedRefreshToken: PackedGrant {
                 generation: record.consentGeneration, retainer: &retainer, names: &names)
         else { return nil }
         let packed = PackedRefreshToken(
-            id: id, seq: seq, authTime: PackedInstant.pack(record.authTime), nonce: record.nonce, owner: owner,
-            links: GroupLinks(group: retainer.retain(index.group, in: &names)))
+            id: id, authTime: PackedInstant.pack(record.authTime), nonce: record.nonce, owner: owner,
+            links: GroupLinks(group: retainer.retain(index.group, in: &names)), sequence: sequence)
         return retainer.succeeded(&names) ? packed : nil
     }
 
@@ -142,21 +161,24 @@ struct PackedRefreshToken: PackedGrant {
 struct PackedSpentCode: PackedGrant {
     static let kind = OpaqueToken.Kind.code
     let id: TokenID
-    let seq: Int64
     private let at, expires: Double
     var links: GroupLinks
+    private let sequence: UInt32
+
+    var seq: Int64 { Int64(sequence) }
+    static let vacant = PackedSpentCode(id: .zero, at: 0, expires: 0, links: GroupLinks(), sequence: 0)
 
     var expiresAt: Double? { expires }
 
     static func pack(_ record: Marker, id: TokenID, key: String, index: EntryIndex, seq: Int64, names: inout NameTable)
         -> Self?
     {
-        guard index.dueAt == nil, let expiresAt = index.expiresAt, let group = names.retain(index.group) else {
-            return nil
-        }
+        guard index.dueAt == nil, let expiresAt = index.expiresAt, let sequence = UInt32(exactly: seq),
+            let group = names.retain(index.group)
+        else { return nil }
         return PackedSpentCode(
-            id: id, seq: seq, at: PackedInstant.pack(record.at), expires: PackedInstant.pack(expiresAt),
-            links: GroupLinks(group: group))
+            id: id, at: PackedInstant.pack(record.at), expires: PackedInstant.pack(expiresAt),
+            links: GroupLinks(group: group), sequence: sequence)
     }
 
     func unpack(key: String, names: NameTable) -> (record: Marker, index: EntryIndex) {

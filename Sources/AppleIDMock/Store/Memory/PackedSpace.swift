@@ -27,15 +27,28 @@ protocol PackedStorage: AnyObject {
 /// One grant space kept packed: grants in an array of fixed-size slots (freed slots reused),
 /// found through a `TokenIndex`, linked per group for `deleteGroup`, with a heap of expiry times.
 final class PackedSpace<Grant: PackedGrant>: PackedStorage {
-    /// When a slot's grant expires, for the sweep (checked against the slot when popped).
+    /// The whole second (since the reference date, rounded down) in which a slot's grant expires,
+    /// for the sweep, which checks the slot's exact expiry when it pops the mark. Eight bytes.
     private struct ExpiryMark: Comparable {
-        var at: Double
+        var second: UInt32
         var slot: UInt32
 
-        static func < (lhs: Self, rhs: Self) -> Bool { lhs.at < rhs.at }
+        init(_ at: Double, slot: UInt32) {
+            second = ExpiryMark.second(of: at)
+            self.slot = slot
+        }
+
+        /// `at` rounded down to a whole second, within `UInt32` (before 2001: 0; after 2137: the last).
+        static func second(of at: Double) -> UInt32 {
+            at.isNaN ? 0 : UInt32(max(0, min(at.rounded(.down), Double(UInt32.max))))
+        }
+
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.second < rhs.second }
     }
 
-    private var slots: [Grant?] = []
+    /// Free slots hold `Grant.vacant` (the zero id, which no token has): an optional would take a
+    /// tag byte, and with it 8 more bytes a slot.
+    private var slots: [Grant] = []
     private var free: [UInt32] = []
     private var index = TokenIndex()
     private var names = NameTable()
@@ -52,7 +65,13 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
 
     /// The token id in `slot` (zero when it is free), for the index.
     private func id(ofSlot slot: UInt32) -> TokenID {
-        slots[Int(slot)]?.id ?? .zero
+        slots[Int(slot)].id
+    }
+
+    /// The grant in `slot`, if it holds one.
+    private func occupant(_ slot: UInt32) -> Grant? {
+        let grant = slots[Int(slot)]
+        return grant.id == .zero ? nil : grant
     }
 
     private func slot(_ key: String) -> UInt32? {
@@ -61,7 +80,7 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
     }
 
     func entry(_ key: String) -> MemoryEntry? {
-        guard let slot = slot(key), let grant = slots[Int(slot)] else { return nil }
+        guard let slot = slot(key), let grant = occupant(slot) else { return nil }
         let (record, index) = grant.unpack(key: key, names: names)
         return MemoryEntry(value: record, index: index, seq: grant.seq)
     }
@@ -75,13 +94,13 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
             if let existing { remove(slot: existing) }
             return false
         }
-        if let existing, let old = slots[Int(existing)] {
+        if let existing, let old = occupant(existing) {
             unlink(existing)
             old.release(names: &names)
             slots[Int(existing)] = grant
             link(existing)
-            if let at = grant.expiresAt, at != old.expiresAt {
-                expiry.insert(ExpiryMark(at: at, slot: existing))
+            if let at = grant.expiresAt, old.expiresAt.map(ExpiryMark.second(of:)) != ExpiryMark.second(of: at) {
+                expiry.insert(ExpiryMark(at, slot: existing))
                 if old.expiresAt != nil { staleMarks += 1 }
             }
         } else {
@@ -95,7 +114,7 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
             }
             index.insert(slot, idOf: id(ofSlot:))
             link(slot)
-            if let at = grant.expiresAt { expiry.insert(ExpiryMark(at: at, slot: slot)) }
+            if let at = grant.expiresAt { expiry.insert(ExpiryMark(at, slot: slot)) }
         }
         return true
     }
@@ -105,11 +124,11 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
     }
 
     private func remove(slot: UInt32) {
-        guard let grant = slots[Int(slot)] else { return }
+        guard let grant = occupant(slot) else { return }
         unlink(slot)
         grant.release(names: &names)
         index.remove(slot, id: grant.id, idOf: id(ofSlot:))
-        slots[Int(slot)] = nil
+        slots[Int(slot)] = Grant.vacant
         free.append(slot)
         if grant.expiresAt != nil { dropStaleMarks() }
     }
@@ -120,8 +139,13 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
     private func dropStaleMarks() {
         staleMarks += 1
         guard staleMarks > 1024, staleMarks * 2 > expiry.count else { return }
-        expiry = Heap(expiry.unordered.filter { slots[Int($0.slot)]?.expiresAt == $0.at })
+        expiry = Heap(expiry.unordered.filter { isLive($0) })
         staleMarks = 0
+    }
+
+    /// Whether `mark` is the one of its slot's grant (not left by a grant removed or rewritten).
+    private func isLive(_ mark: ExpiryMark) -> Bool {
+        occupant(mark.slot)?.expiresAt.map(ExpiryMark.second(of:)) == mark.second
     }
 
     func removeAll() {
@@ -138,7 +162,7 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
         guard let number = names.number(of: group) else { return [] }
         var keys: [String] = []
         var next = heads[number] ?? 0
-        while next != 0, let grant = slots[Int(next - 1)] {
+        while next != 0, let grant = occupant(next - 1) {
             keys.append(OpaqueToken.string(Grant.kind, grant.id))
             next = grant.links.next
         }
@@ -148,23 +172,29 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
     func expiredKeys(before now: Date, limit: Int) -> [String] {
         let instant = now.timeIntervalSinceReferenceDate
         var expired = Set<UInt32>()
-        while expired.count < limit, let mark = expiry.min, mark.at < instant {
+        // Marks of the second `now` is in whose grants expire later in it go back afterwards.
+        var notYet: [ExpiryMark] = []
+        while expired.count < limit, let mark = expiry.min, Double(mark.second) < instant {
             _ = expiry.popMin()
-            guard let at = slots[Int(mark.slot)]?.expiresAt, at < instant else { continue }
-            expired.insert(mark.slot)  // a slot written twice has two marks
+            guard isLive(mark), let at = occupant(mark.slot)?.expiresAt else { continue }
+            if at < instant {
+                expired.insert(mark.slot)  // a slot written twice may have two marks
+            } else {
+                notYet.append(mark)
+            }
         }
-        return expired.compactMap { slot in slots[Int(slot)].map { OpaqueToken.string(Grant.kind, $0.id) } }
+        for mark in notYet { expiry.insert(mark) }
+        return expired.compactMap { slot in occupant(slot).map { OpaqueToken.string(Grant.kind, $0.id) } }
     }
 
     func restoreExpiry(_ key: String) {
-        guard let slot = slot(key), let at = slots[Int(slot)]?.expiresAt else { return }
-        expiry.insert(ExpiryMark(at: at, slot: slot))
+        guard let slot = slot(key), let at = occupant(slot)?.expiresAt else { return }
+        expiry.insert(ExpiryMark(at, slot: slot))
     }
 
     func allEntries() -> [String: MemoryEntry] {
         var entries: [String: MemoryEntry] = [:]
-        for grant in slots {
-            guard let grant else { continue }
+        for grant in slots where grant.id != .zero {
             let key = OpaqueToken.string(Grant.kind, grant.id)
             let (record, index) = grant.unpack(key: key, names: names)
             entries[key] = MemoryEntry(value: record, index: index, seq: grant.seq)
@@ -174,22 +204,24 @@ final class PackedSpace<Grant: PackedGrant>: PackedStorage {
 
     /// Puts `slot` first in its group's list.
     private func link(_ slot: UInt32) {
-        guard let group = slots[Int(slot)]?.links.group, group != 0 else { return }
+        let group = slots[Int(slot)].links.group
+        guard group != 0 else { return }
         let head = heads[group] ?? 0
-        slots[Int(slot)]?.links.previous = 0
-        slots[Int(slot)]?.links.next = head
-        if head != 0 { slots[Int(head - 1)]?.links.previous = slot + 1 }
+        slots[Int(slot)].links.previous = 0
+        slots[Int(slot)].links.next = head
+        if head != 0 { slots[Int(head - 1)].links.previous = slot + 1 }
         heads[group] = slot + 1
     }
 
     /// Takes `slot` out of its group's list.
     private func unlink(_ slot: UInt32) {
-        guard let links = slots[Int(slot)]?.links, links.group != 0 else { return }
+        let links = slots[Int(slot)].links
+        guard links.group != 0 else { return }
         if links.previous != 0 {
-            slots[Int(links.previous - 1)]?.links.next = links.next
+            slots[Int(links.previous - 1)].links.next = links.next
         } else {
             heads[links.group] = links.next == 0 ? nil : links.next
         }
-        if links.next != 0 { slots[Int(links.next - 1)]?.links.previous = links.previous }
+        if links.next != 0 { slots[Int(links.next - 1)].links.previous = links.previous }
     }
 }

@@ -23,6 +23,8 @@ import PackageDescription
 //   appleid.apple.com with the test CA of keys/tls/ or your own certificate.
 // - COpenSSL (a system library: libssl-dev / libcrypto 3): RS256 signatures for id_tokens and
 //   notifications, several times faster than swift-crypto's portable RSA (see scripts/benchmark.sh).
+// - CMallocTuning (a few lines of C, no dependency): `mallopt` is not in Swift's Glibc module; `serve`
+//   fixes glibc's mmap threshold so that buffers the store's tables outgrow go back to the system.
 let package = Package(
     name: "apple-id-mock",
     platforms: [.macOS(.v15)],
@@ -52,10 +54,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        .target(name: "CMallocTuning"),
         .target(
             name: "AppleIDMock",
             dependencies: [
                 "COpenSSL",
+                "CMallocTuning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -65,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try resolve()
+        MemoryTuning.apply()
         let application: any ApplicationProtocol
         do {
             application = try await buildApplication(configuration: configuration) { host, port in

@@ -50,9 +50,9 @@ public func buildApplication(
     // Clamped: a configuration built in code may hold anything (the CLI checks 0.1...3600).
     let idleSeconds = configuration.idleTimeoutSeconds.isFinite ? configuration.idleTimeoutSeconds : 30
     let idleTimeout = TimeAmount.milliseconds(Int64(min(max(idleSeconds, 0.1), 86_400) * 1000))
-    let http1 = HTTPServerBuilder.http1(
-        configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()], idleTimeout: idleTimeout))
-    let server = try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) } ?? http1
+    let server = HTTPServerBuilder.loopBoundHTTP1(
+        configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()], idleTimeout: idleTimeout),
+        tls: tls?.configuration)
     let opened = try await StoreOpener.open(configuration.state, logger: logger)
     let services: MockServices
     do {

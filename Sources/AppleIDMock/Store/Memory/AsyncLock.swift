@@ -1,8 +1,13 @@
 import DequeModule
 import Synchronization
 
-/// A first-come, first-served lock for async code: uncontended it costs one mutex round trip; a
-/// contended caller suspends until the holder hands the lock over.
+/// A lock for async code: uncontended it costs one mutex round trip; a contended caller suspends
+/// until the holder lets go.
+///
+/// Letting go frees the lock and wakes the longest waiter, which then takes the lock if it is still
+/// free or waits again at the head of the line. The lock is not handed to the waiter: a woken task
+/// may sit behind other work on its executor (on an event loop, behind whole requests), and a lock
+/// held for a task that is not yet running stalls everyone else behind it.
 final class AsyncLock: Sendable {
     /// Whether the lock is held, and who waits for it.
     private struct State: ~Copyable {
@@ -12,6 +17,12 @@ final class AsyncLock: Sendable {
 
     private let state = Mutex(State())
 
+    /// Whether someone holds the lock (for tests).
+    var isLocked: Bool { state.withLock { $0.locked } }
+
+    /// How many callers wait for the lock (for tests).
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// Runs `body` while holding the lock.
     func withLock<T>(_ body: () async throws -> T) async rethrows -> T {
         await lock()
@@ -20,33 +31,38 @@ final class AsyncLock: Sendable {
     }
 
     private func lock() async {
-        let acquired = state.withLock { state in
+        var woken = false
+        while !tryLock() {
+            let again = woken
+            await withCheckedContinuation { continuation in
+                let free = state.withLock { state in
+                    guard state.locked else { return true }
+                    // A woken waiter that lost the race keeps its place at the head of the line.
+                    if again {
+                        state.waiters.prepend(continuation)
+                    } else {
+                        state.waiters.append(continuation)
+                    }
+                    return false
+                }
+                if free { continuation.resume() }
+            }
+            woken = true
+        }
+    }
+
+    private func tryLock() -> Bool {
+        state.withLock { state in
             guard !state.locked else { return false }
             state.locked = true
             return true
         }
-        guard !acquired else { return }
-        await withCheckedContinuation { continuation in
-            let acquiredNow = state.withLock { state in
-                guard state.locked else {
-                    state.locked = true
-                    return true
-                }
-                state.waiters.append(continuation)
-                return false
-            }
-            if acquiredNow { continuation.resume() }
-        }
     }
 
     private func unlock() {
-        // The next waiter gets the lock as it is (still locked), so nobody can overtake it.
         let next = state.withLock { state in
-            guard !state.waiters.isEmpty else {
-                state.locked = false
-                return CheckedContinuation<Void, Never>?.none
-            }
-            return state.waiters.removeFirst()
+            state.locked = false
+            return state.waiters.popFirst()
         }
         next?.resume()
     }

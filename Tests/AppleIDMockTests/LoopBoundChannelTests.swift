@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Synchronization
 import Testing
 
 @testable import AppleIDMock
@@ -80,5 +81,30 @@ struct LoopBoundChannelTests {
             loop.inEventLoop
         }
         #expect(onLoop)
+    }
+
+    /// A journal that notes whether each write ran on an event loop.
+    final class WhereJournal: StoreJournal {
+        let onLoop = Mutex<[Bool]>([])
+        func write(_ changes: StoreChanges) async throws {
+            onLoop.withLock { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) }
+        }
+    }
+
+    @Test("a journaled store step runs off the event loop: it holds the store's lock across the journal's round trips")
+    func journaledStepOffLoop() async throws {
+        let journal = WhereJournal()
+        let store = MemoryStore(journal: journal)
+        let plain = MemoryStore()
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let stepsOnLoop = try await withTaskExecutorPreference(EventLoopTaskExecutor(loop: loop)) {
+            try await store.transaction { transaction in
+                try await transaction.put(Spaces.relayOff, "a", Marker(at: Fixture.start), index: EntryIndex())
+            }
+            // Without a journal nothing waits under the lock, so the step stays on the loop.
+            return try await plain.transaction { _ in MultiThreadedEventLoopGroup.currentEventLoop != nil }
+        }
+        #expect(journal.onLoop.withLock { $0 } == [false])
+        #expect(stepsOnLoop)
     }
 }

@@ -7,7 +7,8 @@ import Synchronization
 /// Letting go frees the lock and wakes the longest waiter, which then takes the lock if it is still
 /// free or waits again at the head of the line. The lock is not handed to the waiter: a woken task
 /// may sit behind other work on its executor (on an event loop, behind whole requests), and a lock
-/// held for a task that is not yet running stalls everyone else behind it.
+/// held for a task that is not yet running stalls everyone else behind it. The price is fairness:
+/// a caller that finds the lock free takes it, even ahead of a woken waiter that has not run yet.
 final class AsyncLock: Sendable {
     /// Whether the lock is held, and who waits for it.
     private struct State: ~Copyable {
@@ -34,20 +35,21 @@ final class AsyncLock: Sendable {
         var woken = false
         while !tryLock() {
             let again = woken
+            var queued = false
             await withCheckedContinuation { continuation in
-                let free = state.withLock { state in
-                    guard state.locked else { return true }
-                    // A woken waiter that lost the race keeps its place at the head of the line.
+                queued = state.withLock { state in
+                    guard state.locked else { return false }
+                    // A waiter woken by `unlock` that lost the race goes back to the head of the line.
                     if again {
                         state.waiters.prepend(continuation)
                     } else {
                         state.waiters.append(continuation)
                     }
-                    return false
+                    return true
                 }
-                if free { continuation.resume() }
+                if !queued { continuation.resume() }
             }
-            woken = true
+            woken = woken || queued
         }
     }
 

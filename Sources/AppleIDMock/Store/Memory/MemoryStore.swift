@@ -27,11 +27,23 @@ final class MemoryStore: StateStore {
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
         async throws -> Result
     {
-        try await lock.withLock {
+        try await serialized {
             let transaction = MemoryTransaction(store: self)
             let result = try await body(transaction)
             try await commit(transaction.changes)
             return result
+        }
+    }
+
+    /// Runs `body` holding the store's lock, one step at a time. Without a journal the holder never
+    /// waits, so it runs where it is called (on a request's event loop). With one it waits on the
+    /// journal's round trips while holding the lock, so it runs on the cooperative pool: resumed on
+    /// an event loop, each round trip would queue behind that loop's requests (their signatures)
+    /// while every other request waits for the lock.
+    private func serialized<T>(_ body: () async throws -> T) async throws -> T {
+        guard journal != nil else { return try await lock.withLock(body) }
+        return try await withTaskExecutorPreference(globalConcurrentExecutor) {
+            try await lock.withLock(body)
         }
     }
 
@@ -55,7 +67,7 @@ final class MemoryStore: StateStore {
         _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
         mark: @escaping @Sendable (inout Value) -> Void
     ) async throws -> [(key: String, value: Value)] {
-        try await lock.withLock {
+        try await serialized {
             let due = tables.withLock { tables in
                 (tables.due[space.name] ?? [:]).filter { $0.value <= now }.sorted { $0.value < $1.value }.prefix(limit)
                     .compactMap { key, _ in tables.entry(EntryRef(space: space.name, key: key)).map { (key, $0) } }
@@ -91,7 +103,7 @@ final class MemoryStore: StateStore {
     }
 
     private func sweepBatch(expiredBefore now: Date) async throws -> Int {
-        try await lock.withLock {
+        try await serialized {
             // Found first, then removed through the journal, so a failed write removes nothing.
             let expired = tables.withLock { tables in
                 tables.expiredRefs(before: now, limit: Self.sweepBatch)

@@ -103,6 +103,8 @@ LUA
 
 # --- helpers ----------------------------------------------------------------------------------
 ratio() { awk -v a="$1" -v b="$CEILING" 'BEGIN { printf "%.2f", a / b }'; }
+# Prints the last run's ratio to the highest ceiling measured so far.
+print_ratio() { echo "    ratio to the ceiling: $(ratio "$RATE") (highest so far: $CEILING/s)"; }
 CEILING=0
 CEILINGS=
 # Measures the ceiling again; CEILING is the highest measured so far.
@@ -197,12 +199,12 @@ run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
 measure_ceiling
 run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
 REFRESH_RATE=$RATE
-echo "    ratio to the ceiling: $(ratio "$RATE") (highest so far: $CEILING/s)"
+print_ratio
 mint_codes
 measure_ceiling
 run "POST /auth/token authorization_code ($MINTED codes ready)" -s "$WORK/exchange.lua" "$BASE/auth/token"
 EXCHANGE_RATE=$RATE
-echo "    ratio to the ceiling: $(ratio "$RATE") (highest so far: $CEILING/s)"
+print_ratio
 echo "  RSS after the runs: $(rss)"
 
 if [ "$GRANTS" -gt 0 ]; then
@@ -235,7 +237,7 @@ prepare_refresh
 run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
 run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
 SQLITE_RATE=$RATE
-echo "    ratio to the ceiling: $(ratio "$RATE") (highest so far: $CEILING/s)"
+print_ratio
 stop_server
 
 # --- PostgreSQL -------------------------------------------------------------------------------
@@ -256,7 +258,7 @@ if [ -n "$PG_URL" ]; then
   server_before=$(cpu_seconds "$PID")
   run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
   PG_RATE=$RATE
-  echo "    ratio to the ceiling: $(ratio "$RATE") (highest so far: $CEILING/s)"
+  print_ratio
   server_after=$(cpu_seconds "$PID")
   # shellcheck disable=SC2086 # one pid per word
   pg_after=$(cpu_seconds_of $pg_pids)

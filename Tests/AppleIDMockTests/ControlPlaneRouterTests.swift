@@ -291,6 +291,24 @@ struct ControlPlaneRouterTests {
         }
     }
 
+    @Test("the journal keeps the newest journalLimit calls, however many arrive between two writes")
+    func journalLimit() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            #expect(
+                try await client.postJSON("/__admin/settings", #"{"journalLimit":10}"#, method: .patch).status == .ok)
+            let secret = try await Fixture.secret()
+            let token = try await refreshToken(client, secret: secret)
+            for _ in 0..<20 { _ = try await client.execute(uri: "/auth/keys", method: .get) }
+            _ = try await client.postForm(
+                "/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret), ("token", token)])
+            let entries = try #require(
+                try await client.execute(uri: "/__admin/journal", method: .get).json["entries"] as? [[String: Any]])
+            #expect(entries.map { $0["endpoint"] as? String } == ["revoke"] + Array(repeating: "keys", count: 9))
+            #expect(entries[0]["userKey"] as? String == "sam")
+        }
+    }
+
     @Test("hardening: 50 problems at most, upload bounds and names, deep JSON")
     func hardening() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))

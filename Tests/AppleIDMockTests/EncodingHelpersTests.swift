@@ -28,6 +28,37 @@ struct EncodingHelpersTests {
         }
     }
 
+    @Test("form encoding: every byte as Foundation's addingPercentEncoding escapes it, pairs joined by & and =")
+    func formEncoding() throws {
+        let unreserved = CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let samples = [
+            "", "plain", "a b+c&d=e", "http://localhost:3000/auth/apple/callback?x=1#f", "100%", "~-._",
+            "✓ é 日本 🍎", "{\"name\":{\"firstName\":\"Maria\"}}", "\u{0}\u{1F}\u{7F}",
+            String((0..<128).map { Character(Unicode.Scalar(UInt8($0))) }),
+        ]
+        for text in samples {
+            let expected = try #require(text.addingPercentEncoding(withAllowedCharacters: unreserved))
+            #expect(FormParameters.encode([(text, text)]) == "\(expected)=\(expected)")
+            #expect(try FormParameters(encoded: FormParameters.encode([("k", text)])).pairs.first?.value == text)
+        }
+        #expect(FormParameters.encode([("code", "c1"), ("state", "s t"), ("", "")]) == "code=c1&state=s%20t&=")
+        #expect(FormParameters.encode([]) == "")
+    }
+
+    @Test("the first duplicate parameter: the first name seen a second time, in forms small and large")
+    func firstDuplicate() {
+        func form(_ names: [String]) -> FormParameters { FormParameters(pairs: names.map { (name: $0, value: "v") }) }
+        #expect(form([]).firstDuplicate == nil)
+        #expect(form(["a", "b", "c"]).firstDuplicate == nil)
+        #expect(form(["a", "b", "a", "b"]).firstDuplicate == "a")
+        #expect(form(["a", "b", "c", "b", "a"]).firstDuplicate == "b")
+        let many = (0..<40).map { "p\($0)" }
+        #expect(form(many).firstDuplicate == nil)
+        #expect(form(many + ["p7", "p3"]).firstDuplicate == "p7")
+        #expect(form(["x"] + many + ["x"]).firstDuplicate == "x")
+    }
+
     @Test("hex and zero padding")
     func hex() {
         #expect([0x00, 0x0f, 0xa5, 0xff].lowercaseHex == "000fa5ff")

@@ -105,8 +105,16 @@ public struct FormParameters: Sendable {
         return value
     }
 
-    /// The first parameter name that appears more than once.
+    /// The first parameter name that appears more than once. A request has a handful of parameters,
+    /// which compare pairwise faster than a set is built (this runs on every Apple call).
     var firstDuplicate: String? {
+        guard pairs.count > 16 else {
+            for index in pairs.indices.dropFirst()
+            where pairs[..<index].contains(where: { $0.name == pairs[index].name }) {
+                return pairs[index].name
+            }
+            return nil
+        }
         var seen = Set<String>()
         return pairs.first { !seen.insert($0.name).inserted }?.name
     }
@@ -117,15 +125,46 @@ public struct FormParameters: Sendable {
         return FormParameters(pairs: pairs + other.pairs.filter { !names.contains($0.name) })
     }
 
-    /// Encodes pairs as a query string or form body (public for the `AppleIDMockTesting` kit).
+    /// Encodes pairs as a query string or form body (public for the `AppleIDMockTesting` kit): every
+    /// byte of a name or value outside RFC 3986's unreserved set as `%XX`, as Foundation's
+    /// `addingPercentEncoding` does, byte by byte (Foundation's went through `CFString` and UTF-16,
+    /// and every authorize answer spells its redirect with this).
     public static func encode(_ pairs: [(String, String)]) -> String {
-        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(pairs.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 })
+        for (index, pair) in pairs.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "&")) }
+            escape(pair.0, into: &bytes)
+            bytes.append(UInt8(ascii: "="))
+            escape(pair.1, into: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static func escape(_ text: String, into bytes: inout [UInt8]) {
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(upperHexDigit(byte >> 4))
+                bytes.append(upperHexDigit(byte & 0xF))
+            }
+        }
+    }
 
-    private static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    /// `A`-`Z`, `a`-`z`, `0`-`9`, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    private static func upperHexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 }

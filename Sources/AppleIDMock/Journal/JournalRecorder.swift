@@ -5,6 +5,12 @@ import Synchronization
 /// Collects journal entries without making the request wait: entries are buffered here and written
 /// to the store in batches (by `JournalService`, and before every journal read). The buffer is
 /// bounded; past it the oldest unwritten entries are dropped and counted.
+///
+/// Every `/auth/*` request passes through here on whichever event loop it came in on, so the lock
+/// is held only to append or to swap the buffer: ids are numbered with an atomic counter, and
+/// `drain` takes the whole buffer at once, leaving one with room for as many entries as it took
+/// (under load, a lock held to copy thousands of entries, or to regrow the buffer, parked every
+/// request on the other loop in the kernel).
 final class JournalRecorder: Sendable {
     /// The most entries waiting to be written.
     static let bufferLimit = 10_000
@@ -14,26 +20,47 @@ final class JournalRecorder: Sendable {
         /// A deque: dropping the oldest when full costs nothing per request.
         var entries: Deque<JournalEntry> = []
         var dropped = 0
-        var sequence = 0
     }
 
     private let buffer = Mutex(Buffer())
+    /// How many ids this recorder has handed out.
+    private let issued = Atomic<Int>(0)
     /// Tells this replica's entries apart from another's written in the same microsecond.
-    private let replica = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+    private let replica = Array(String(UInt32.random(in: 0...UInt32.max), radix: 36).utf8)
 
     init() {}
 
-    /// A new id that sorts by wall-clock time.
+    /// A new id that sorts by wall-clock time: `<microseconds, 14 hex digits or more>-<replica>-<4
+    /// hex digits of a counter>`.
     func nextId(at wallTime: Date) -> String {
-        let sequence = buffer.withLock { buffer in
-            buffer.sequence &+= 1
-            return buffer.sequence
-        }
+        let sequence = issued.wrappingAdd(1, ordering: .relaxed).newValue
         let micros = UInt64(max(0, wallTime.timeIntervalSince1970 * 1_000_000))
-        let time = String(micros, radix: 16)
-        let counter = String(sequence % 0x10000, radix: 16)
-        return String(repeating: "0", count: max(0, 14 - time.count)) + time + "-" + replica + "-"
-            + String(repeating: "0", count: 4 - counter.count) + counter
+        return Self.id(micros: micros, replica: replica, counter: UInt16(truncatingIfNeeded: sequence))
+    }
+
+    /// Spells an id in one allocation.
+    static func id(micros: UInt64, replica: [UInt8], counter: UInt16) -> String {
+        let timeDigits = max(14, (64 - micros.leadingZeroBitCount + 3) / 4)
+        return String(unsafeUninitializedCapacity: timeDigits + replica.count + 6) { text in
+            var end = 0
+            func hex(_ value: UInt64, _ count: Int) {
+                for shift in stride(from: (count - 1) * 4, through: 0, by: -4) {
+                    let digit = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+                    text[end] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                    end += 1
+                }
+            }
+            func byte(_ value: UInt8) {
+                text[end] = value
+                end += 1
+            }
+            hex(micros, timeDigits)
+            byte(UInt8(ascii: "-"))
+            replica.forEach(byte)
+            byte(UInt8(ascii: "-"))
+            hex(UInt64(counter), 4)
+            return end
+        }
     }
 
     /// Queues `entry` for the store.
@@ -54,13 +81,15 @@ final class JournalRecorder: Sendable {
 
     /// Takes every waiting entry, and how many were dropped since the last call.
     func drain() -> (entries: [JournalEntry], dropped: Int) {
-        buffer.withLock { buffer in
-            defer {
-                buffer.entries = []
-                buffer.dropped = 0
-            }
-            return (Array(buffer.entries), buffer.dropped)
+        let (taken, dropped) = buffer.withLock { buffer in
+            let taken = buffer.entries
+            let dropped = buffer.dropped
+            // The next batch is likely as large as this one: room for it now, not by regrowing under the lock.
+            buffer.entries = Deque(minimumCapacity: taken.count)
+            buffer.dropped = 0
+            return (taken, dropped)
         }
+        return (Array(taken), dropped)
     }
 
     /// Puts entries back at the front after a failed write (the newest are kept within the limit).

@@ -25,7 +25,10 @@ struct ResolvedKeys: Sendable {
     /// order or shuffled.
     func jwksBody(at now: Date, shuffled: Bool) -> ByteBuffer {
         var keys = entries.filter { $0.entry.isPublished(at: now) }.map(\.key.encodedJWK)
-        if shuffled { keys.shuffle() }
+        if shuffled {
+            var random = OrderRandom()
+            keys.shuffle(using: &random)
+        }
         var body = ByteBuffer()
         body.reserveCapacity(12 + keys.reduce(0) { $0 + $1.count + 1 })
         body.writeString(#"{"keys":["#)

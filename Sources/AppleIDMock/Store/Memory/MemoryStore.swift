@@ -11,6 +11,10 @@ protocol StoreJournal: Sendable {
 /// whose journal makes every step durable before it counts. Steps run one at a time.
 final class MemoryStore: StateStore {
     let tables = Mutex(MemoryTables())
+    /// `MemoryTables.controlRevision` as of the last change, stored under the tables' lock and read
+    /// without it: every request asks whether the control record changed, and on a busy store the
+    /// lock is often held (a journal batch, a sweep step), which parked that request in the kernel.
+    private let publishedRevision = Atomic<Int64>(0)
     private let lock = AsyncLock()
     private let journal: (any StoreJournal)?
     let description: String
@@ -21,6 +25,7 @@ final class MemoryStore: StateStore {
         self.journal = journal
         tables.withLock { tables in
             for (ref, entry) in entries { tables.write(ref, entry) }
+            publishedRevision.store(tables.controlRevision, ordering: .releasing)
         }
     }
 
@@ -51,11 +56,16 @@ final class MemoryStore: StateStore {
     private func commit(_ changes: StoreChanges) async throws {
         guard !changes.isEmpty else { return }
         try await journal?.write(changes)
-        tables.withLock { $0.apply(changes) }
+        tables.withLock { tables in
+            tables.apply(changes)
+            publishedRevision.store(tables.controlRevision, ordering: .releasing)
+        }
     }
 
     func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
-        tables.withLock { tables in
+        // A change made before this call began was published before its step released the lock.
+        if let known, publishedRevision.load(ordering: .acquiring) == known { return (known, nil) }
+        return tables.withLock { tables in
             let revision = tables.controlRevision
             guard revision != known else { return (revision, nil) }
             let value = tables.entry(EntryRef(space: Spaces.control.name, key: ControlState.key))?.value

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -47,6 +48,24 @@ struct KeysAndDiscoveryRouterTests {
             #expect(document["userinfo_endpoint"] == nil)
             #expect(document["grant_types_supported"] == nil)
             #expect(document.count == 12)
+        }
+    }
+
+    @Test("without a configured base URL, each way the server is reached gets its own endpoints, every time")
+    func discoveryPerBaseURL() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            for _ in 0..<2 {
+                for scheme in ["http", "https"] {
+                    let document = try await client.execute(
+                        uri: "/.well-known/openid-configuration", method: .get,
+                        headers: [HTTPField.Name("X-Forwarded-Proto")!: scheme]
+                    ).json
+                    let endpoint = try #require(document["token_endpoint"] as? String)
+                    #expect(endpoint.hasPrefix("\(scheme)://") && endpoint.hasSuffix("/auth/token"))
+                    #expect(document["issuer"] as? String == "https://appleid.apple.com")
+                }
+            }
         }
     }
 

@@ -3,11 +3,20 @@ import Hummingbird
 /// `GET /auth/keys` (the JWKS) and `GET /.well-known/openid-configuration`.
 struct KeysController: Sendable {
     let services: MockServices
+    /// The discovery document as sent, per base URL: it changes only with the URL (which a client's
+    /// `Host` can set, so the memo is bounded), and JSON-encoding it was most of that answer's time.
+    private let discovery = BoundedCache<String, ByteBuffer>(capacity: 64)
+
+    init(services: MockServices) {
+        self.services = services
+    }
 
     func addRoutes(to router: Router<MockRequestContext>) {
         router.get("/auth/keys") { _, context in await self.keys(context) }
         router.get("/.well-known/openid-configuration") { request, _ in
-            Responses.appleJSON(DiscoveryDocument(baseURL: self.services.baseURL(for: request)))
+            let baseURL = self.services.baseURL(for: request)
+            return Responses.appleJSON(
+                body: self.discovery.value(for: baseURL) { Responses.encodedJSON(DiscoveryDocument(baseURL: baseURL)) })
         }
     }
 

@@ -147,8 +147,8 @@ public struct FormParameters: Sendable {
                 bytes.append(byte)
             } else {
                 bytes.append(UInt8(ascii: "%"))
-                bytes.append(upperHexDigit(byte >> 4))
-                bytes.append(upperHexDigit(byte & 0xF))
+                bytes.append((byte >> 4).hexDigit(uppercase: true))
+                bytes.append(byte.hexDigit(uppercase: true))
             }
         }
     }
@@ -162,9 +162,5 @@ public struct FormParameters: Sendable {
             true
         default: false
         }
-    }
-
-    private static func upperHexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 }

@@ -45,8 +45,7 @@ final class JournalRecorder: Sendable {
             var end = 0
             func hex(_ value: UInt64, _ count: Int) {
                 for shift in stride(from: (count - 1) * 4, through: 0, by: -4) {
-                    let digit = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
-                    text[end] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                    text[end] = UInt8(truncatingIfNeeded: value >> UInt64(shift)).hexDigit()
                     end += 1
                 }
             }

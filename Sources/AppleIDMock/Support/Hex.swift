@@ -3,16 +3,22 @@
 extension Sequence<UInt8> {
     /// The bytes as lowercase hex, two digits each.
     var lowercaseHex: String {
-        let digits: StaticString = "0123456789abcdef"
         var text: [UInt8] = []
         text.reserveCapacity(underestimatedCount * 2)
-        digits.withUTF8Buffer { digits in
-            for byte in self {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
-            }
+        for byte in self {
+            text.append((byte >> 4).hexDigit())
+            text.append(byte.hexDigit())
         }
         return String(decoding: text, as: UTF8.self)
+    }
+}
+
+extension UInt8 {
+    /// The ASCII hex digit of the low four bits, lowercase unless `uppercase`.
+    func hexDigit(uppercase: Bool = false) -> UInt8 {
+        let nibble = self & 0x0F
+        guard nibble >= 10 else { return UInt8(ascii: "0") + nibble }
+        return (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + nibble - 10
     }
 }
 

@@ -17,8 +17,9 @@ import PackageDescription
 // - sqlite-nio: the `sqlite:PATH` state store (SQLite built in, so no system library is needed).
 // - postgres-nio: the `postgres://` state store shared by replicas.
 // - swift-nio, swift-nio-extras (NIOHTTPTypes), swift-http-types: already under Hummingbird; named
-//   here because the mock adds a channel handler (answering `Expect: 100-continue`) and closes a
-//   connection without an answer for the "drop" fault.
+//   here because the mock adds channel handlers (answering `Expect: 100-continue`, holding flushes
+//   back while the loop has work queued, with a loop's queue in NIOPosix's `ThreadSpecificVariable`)
+//   and closes a connection without an answer for the "drop" fault.
 // - HummingbirdTLS (with swift-nio-ssl, already under async-http-client): `--tls`, serving HTTPS as
 //   appleid.apple.com with the test CA of keys/tls/ or your own certificate.
 // - COpenSSL (a system library: libssl-dev / libcrypto 3): RS256 signatures for id_tokens and
@@ -74,6 +75,7 @@ let package = Package(
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -121,6 +123,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
     ]

@@ -51,7 +51,8 @@ public func buildApplication(
     let idleSeconds = configuration.idleTimeoutSeconds.isFinite ? configuration.idleTimeoutSeconds : 30
     let idleTimeout = TimeAmount.milliseconds(Int64(min(max(idleSeconds, 0.1), 86_400) * 1000))
     let server = HTTPServerBuilder.loopBoundHTTP1(
-        configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()], idleTimeout: idleTimeout),
+        configuration: .init(
+            additionalChannelHandlers: [ExpectContinueHandler(), FlushCoalescingHandler()], idleTimeout: idleTimeout),
         tls: tls?.configuration)
     let opened = try await StoreOpener.open(configuration.state, logger: logger)
     let services: MockServices

@@ -22,13 +22,13 @@ enum Responses {
 
     /// Already encoded JSON with Apple's headers.
     static func appleJSON(body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status,
-            headers: [
-                .contentType: "application/json;charset=UTF-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
-            ],
-            body: .init(byteBuffer: body))
+        Response(status: status, headers: appleJSONHeaders, body: .init(byteBuffer: body))
     }
+
+    /// The headers of every answer in Apple's JSON, built once.
+    private static let appleJSONHeaders: HTTPFields = [
+        .contentType: "application/json;charset=UTF-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
+    ]
 
     /// Apple's error body: HTTP 400, `{"error":…}` plus `error_description` where Apple writes one.
     static func oauthError(_ error: OAuthError) -> Response {

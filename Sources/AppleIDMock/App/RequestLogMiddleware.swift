@@ -1,7 +1,7 @@
 import Hummingbird
 import Logging
 
-/// Logs each request at debug level (method, path, query, status, duration) with every secret
+/// Installed at debug level only (`buildRouter`): logs each request (method, path, query, status, duration) with every secret
 /// parameter of the query string shown only as its fingerprint; headers and bodies are never logged.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
@@ -10,7 +10,6 @@ struct RequestLogMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard logger.logLevel <= .debug else { return try await next(request, context) }
         let started = ContinuousClock.now
         let response = try await next(request, context)
         let query = request.uri.query.map { "?" + Fingerprint.redactingQuery($0) } ?? ""

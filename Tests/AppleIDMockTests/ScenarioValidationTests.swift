@@ -173,6 +173,17 @@ struct ScenarioValidationTests {
         let scenario = try ScenarioLoader.loadData(try JSONSerialization.data(withJSONObject: object), name: "t")
         #expect(scenario.events.first?.event.appGroupId == "g")
         #expect(scenario.events.first?.at == Date(timeIntervalSince1970: 1_900_000_000))
+        // A day the month does not have is named, not rolled over into the next month.
+        object["events"] = [
+            ["type": "consent-revoked", "user": "u1", "appGroup": "com.x.web", "at": "2030-02-30T00:00:00Z"],
+            ["type": "consent-revoked", "user": "u1", "appGroup": "com.x.web", "at": "2030-03-01T08:00:00+08:00"],
+        ]
+        let dayProblems = try Self.problems(object)
+        #expect(dayProblems.map(\.path) == ["$.events[0].at"])
+        #expect(dayProblems.first?.reason.contains("ISO 8601") == true)
+        object["events"] = [(object["events"] as! [[String: Any]])[1]]
+        let offset = try ScenarioLoader.loadData(try JSONSerialization.data(withJSONObject: object), name: "t")
+        #expect(offset.events.first?.at == Date(timeIntervalSince1970: 1_898_553_600))
     }
 
     @Test("invalid JSON is reported as such")

@@ -96,7 +96,7 @@ struct JSONReader {
         switch value {
         case .number(let seconds): date = Date(timeIntervalSince1970: seconds)
         case .string(let text):
-            date = try? Date(text, strategy: .iso8601)
+            date = ISO8601Instant.parse(text)
             if date == nil { report(path, "not an ISO 8601 date-time such as 2026-01-01T00:00:00Z") }
         default: report(path, "expected an ISO 8601 string or epoch seconds, found \(value.typeDescription)")
         }

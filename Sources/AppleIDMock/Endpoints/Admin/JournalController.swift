@@ -52,7 +52,7 @@ struct JournalController: Sendable {
             case "since":
                 if let seconds = Double(value), seconds.isFinite {
                     query.since = Date(timeIntervalSince1970: seconds)
-                } else if let date = try? Date(value, strategy: .iso8601) {
+                } else if let date = ISO8601Instant.parse(value) {
                     query.since = date
                 } else {
                     problem("since", "expected epoch seconds or an ISO 8601 date-time such as 2026-01-01T00:00:00Z")

@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 
 /// The request journal on the state: written in batches, read with filters, cleared. It is kept
@@ -19,38 +20,54 @@ extension MockState {
         guard !entries.isEmpty else { return }
         do {
             try await store.transaction { transaction in
-                var owners: [String: (userKey: String?, sub: String?)]?
-                // Tokens issued earlier in this same batch count too (a revoke right after the grant).
-                var issuedHere: [String: (userKey: String?, sub: String?)] = [:]
-                // What another replica buffered before a clear stays cleared.
-                var batch: [(key: String, value: JournalEntry)] = []
-                for var entry in entries.sorted(by: { $0.id < $1.id }) where entry.id > clearedBefore {
-                    if entry.userKey == nil,
-                        let token = entry.fingerprints?["token"] ?? entry.fingerprints?["refresh_token"]
-                    {
-                        if issuedHere[token] == nil, owners == nil { owners = try await Self.tokenOwners(transaction) }
-                        if let owner = issuedHere[token] ?? owners?[token] {
-                            entry.userKey = owner.userKey
-                            entry.sub = entry.sub ?? owner.sub
-                        }
-                    }
-                    if entry.userKey != nil {
-                        for fingerprint in (entry.issued ?? [:]).values {
-                            issuedHere[fingerprint] = (entry.userKey, entry.sub)
-                        }
-                    }
-                    batch.append((entry.id, entry))
-                }
-                // Only the newest `limit` can outlast the prune below: under load a batch holds
-                // thousands (100 ms of requests), and writing the rest only to delete them again was
-                // most of this step's work.
-                try await transaction.putAll(Spaces.journal, Array(batch.suffix(limit)))
-                try await transaction.prune(Spaces.journal, keep: limit)
+                try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)
             }
         } catch {
             recorder.restore(entries)
             throw error
         }
+    }
+
+    /// Writes a drained batch (in the order it was recorded) within one store step.
+    ///
+    /// Only the newest `limit` can outlast the prune that follows: under load a batch holds
+    /// thousands (100 ms of requests), and writing the rest only to delete them again was most of
+    /// this step's work. The older ones are read only for the tokens they handed out, so a revoke
+    /// later in the batch is still attributed; an entry is copied only to be written.
+    private static func write(
+        _ entries: Deque<JournalEntry>, limit: Int, clearedBefore: String, _ transaction: any StateTransaction
+    ) async throws {
+        var owners: [String: (userKey: String?, sub: String?)]?
+        // Tokens issued earlier in this same batch count too (a revoke right after the grant). The
+        // batch is in the order the calls were answered, so an issuing call comes before any
+        // call that uses what it issued.
+        var issuedHere: [String: (userKey: String?, sub: String?)] = [:]
+        let firstWritten = max(entries.startIndex, entries.endIndex - limit)
+        var batch: [(key: String, value: JournalEntry)] = []
+        batch.reserveCapacity(entries.endIndex - firstWritten)
+        for index in entries.indices {
+            let written = index >= firstWritten
+            // What another replica buffered before a clear stays cleared.
+            guard entries[index].id > clearedBefore, written || entries[index].issued != nil else { continue }
+            var entry = entries[index]
+            if entry.userKey == nil, let token = entry.fingerprints?["token"] ?? entry.fingerprints?["refresh_token"] {
+                if issuedHere[token] == nil, owners == nil { owners = try await tokenOwners(transaction) }
+                if let owner = issuedHere[token] ?? owners?[token] {
+                    entry.userKey = owner.userKey
+                    entry.sub = entry.sub ?? owner.sub
+                }
+            }
+            if entry.userKey != nil {
+                for fingerprint in (entry.issued ?? [:]).values {
+                    issuedHere[fingerprint] = (entry.userKey, entry.sub)
+                }
+            }
+            if written { batch.append((entry.id, entry)) }
+        }
+        // Stored oldest first by id, as they are listed (sorted in place: moved, not copied).
+        batch.sort { $0.key < $1.key }
+        try await transaction.putAll(Spaces.journal, batch)
+        try await transaction.prune(Spaces.journal, keep: limit)
     }
 
     /// Who each token or code handed out (as the journal recorded it) was issued to.

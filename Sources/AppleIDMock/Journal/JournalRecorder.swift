@@ -78,9 +78,11 @@ final class JournalRecorder: Sendable {
         buffer.withLock { $0.entries.isEmpty && $0.dropped == 0 }
     }
 
-    /// Takes every waiting entry, and how many were dropped since the last call.
-    func drain() -> (entries: [JournalEntry], dropped: Int) {
-        let (taken, dropped) = buffer.withLock { buffer in
+    /// Takes every waiting entry, in the order they were recorded, and how many were dropped since
+    /// the last call. The buffer itself is handed over: copying thousands of entries into an array
+    /// retained and released every field of each.
+    func drain() -> (entries: Deque<JournalEntry>, dropped: Int) {
+        buffer.withLock { buffer in
             let taken = buffer.entries
             let dropped = buffer.dropped
             // The next batch is likely as large as this one: room for it now, not by regrowing under the lock.
@@ -88,11 +90,10 @@ final class JournalRecorder: Sendable {
             buffer.dropped = 0
             return (taken, dropped)
         }
-        return (Array(taken), dropped)
     }
 
     /// Puts entries back at the front after a failed write (the newest are kept within the limit).
-    func restore(_ entries: [JournalEntry]) {
+    func restore(_ entries: some Collection<JournalEntry>) {
         buffer.withLock { buffer in
             buffer.entries.prepend(contentsOf: entries)
             if buffer.entries.count > Self.bufferLimit {

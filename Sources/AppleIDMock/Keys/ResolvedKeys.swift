@@ -24,7 +24,11 @@ struct ResolvedKeys: Sendable {
     /// `{"keys":[…]}` at `now` as Apple's JSON, built from each key's JSON encoded once, in roster
     /// order or shuffled.
     func jwksBody(at now: Date, shuffled: Bool) -> ByteBuffer {
-        var keys = entries.filter { $0.entry.isPublished(at: now) }.map(\.key.encodedJWK)
+        var keys: [[UInt8]] = []
+        keys.reserveCapacity(entries.count)
+        for index in entries.indices where entries[index].entry.isPublished(at: now) {
+            keys.append(entries[index].key.encodedJWK)
+        }
         if shuffled {
             var random = OrderRandom()
             keys.shuffle(using: &random)

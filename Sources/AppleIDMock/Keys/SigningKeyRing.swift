@@ -3,7 +3,7 @@ import CryptoExtras
 import Foundation
 
 /// One RS256 key that signs id_tokens and notifications, with its public JWK.
-struct SigningKey: Sendable {
+final class SigningKey: Sendable {
     /// The `kid` (the PEM file's name).
     let kid: String
     /// The private half (swift-crypto's: its key, and signatures made on purpose the slow way).
@@ -16,6 +16,20 @@ struct SigningKey: Sendable {
     let encodedHeader: String
     /// `jwk` as Apple's JSON (sorted keys), encoded once for the JWKS.
     let encodedJWK: [UInt8]
+
+    /// Parses a PEM private key and derives its JWK.
+    init(kid: String, pem: String) throws {
+        let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
+        let primitives = try key.publicKey.getKeyPrimitives()
+        self.kid = kid
+        self.privateKey = key
+        self.signer = try OpenSSLRSASigner(pem: pem)
+        self.jwk = PublicJWK(
+            kty: "RSA", kid: kid, use: "sig", alg: "RS256",
+            n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded)
+        self.encodedHeader = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8).base64URLEncoded + "."
+        self.encodedJWK = Array(try TokenMinter.encode(jwk))
+    }
 }
 
 /// An entry of Apple's JWKS: the five fields Apple publishes plus `use`.
@@ -71,20 +85,6 @@ struct SigningKeyRing: Sendable {
 }
 
 extension SigningKey {
-    /// Parses a PEM private key and derives its JWK.
-    init(kid: String, pem: String) throws {
-        let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
-        let primitives = try key.publicKey.getKeyPrimitives()
-        self.kid = kid
-        self.privateKey = key
-        self.signer = try OpenSSLRSASigner(pem: pem)
-        self.jwk = PublicJWK(
-            kty: "RSA", kid: kid, use: "sig", alg: "RS256",
-            n: primitives.modulus.base64URLEncoded, e: primitives.publicExponent.base64URLEncoded)
-        self.encodedHeader = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8).base64URLEncoded + "."
-        self.encodedJWK = Array(try TokenMinter.encode(jwk))
-    }
-
     /// Signs `payload` as a compact JWS with Apple's header, `{"kid":"…","alg":"RS256"}` (no `typ`),
     /// or with `header` (already base64url, with its final "."); `alteringSignature` flips a bit of
     /// the signature, for a forged token.

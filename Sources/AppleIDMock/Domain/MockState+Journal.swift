@@ -5,26 +5,29 @@ import Foundation
 /// across resets (it records what the backend did), bounded by the `journalLimit` setting.
 extension MockState {
     /// Writes the entries waiting in `recorder` in one step; a revoke of a token the mock no longer
-    /// holds is attributed to the user it was issued to, from the journal.
+    /// holds is attributed to the user it was issued to, from the journal. Returns once everything
+    /// recorded before the call is in the store, a batch another caller drained included.
     func flushJournal(_ recorder: JournalRecorder) async throws {
-        // Nothing waiting: no store read (this runs every 100 ms).
-        guard !recorder.isEmpty else { return }
-        // Read before draining: if the store is down, the entries stay buffered.
-        let control = try await current()
-        let limit = control.world.settings.journalLimit
-        let clearedBefore = control.control.journalClearedBefore ?? ""
-        let (entries, dropped) = recorder.drain()
-        if dropped > 0 {
-            logger.warning("journal buffer full: entries dropped", metadata: ["idp.dropped": "\(dropped)"])
-        }
-        guard !entries.isEmpty else { return }
-        do {
-            try await store.transaction { transaction in
-                try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)
+        try await recorder.writingAlone {
+            // Nothing waiting: no store read (this runs every 100 ms).
+            guard !recorder.isEmpty else { return }
+            // Read before draining: if the store is down, the entries stay buffered.
+            let control = try await current()
+            let limit = control.world.settings.journalLimit
+            let clearedBefore = control.control.journalClearedBefore ?? ""
+            let (entries, dropped) = recorder.drain()
+            if dropped > 0 {
+                logger.warning("journal buffer full: entries dropped", metadata: ["idp.dropped": "\(dropped)"])
             }
-        } catch {
-            recorder.restore(entries)
-            throw error
+            guard !entries.isEmpty else { return }
+            do {
+                try await store.transaction { transaction in
+                    try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)
+                }
+            } catch {
+                recorder.restore(entries)
+                throw error
+            }
         }
     }
 
@@ -92,13 +95,15 @@ extension MockState {
     /// Empties the journal, here and for entries other replicas still buffer (anything older than
     /// now is never written); returns how many entries it held.
     func clearJournal(recorder: JournalRecorder) async throws -> Int {
-        _ = recorder.drain()
-        let watermark = recorder.nextId(at: Date())
-        return try await changeControl { control, _, transaction in
-            let count = try await transaction.list(Spaces.journal).count
-            try await transaction.clear([Spaces.journal.name])
-            control.journalClearedBefore = watermark
-            return count
+        try await recorder.writingAlone {
+            _ = recorder.drain()
+            let watermark = recorder.nextId(at: Date())
+            return try await changeControl { control, _, transaction in
+                let count = try await transaction.list(Spaces.journal).count
+                try await transaction.clear([Spaces.journal.name])
+                control.journalClearedBefore = watermark
+                return count
+            }
         }
     }
 }

@@ -23,6 +23,10 @@ final class JournalRecorder: Sendable {
     }
 
     private let buffer = Mutex(Buffer())
+    /// One drained batch on its way to the store at a time. A flush that found the buffer empty
+    /// while another's batch was still on its way would let a journal read miss what was recorded
+    /// before it, and a clear between a drain and its write would see that batch written after it.
+    private let writing = AsyncLock()
     /// How many ids this recorder has handed out.
     private let issued = Atomic<Int>(0)
     /// Tells this replica's entries apart from another's written in the same microsecond.
@@ -91,6 +95,14 @@ final class JournalRecorder: Sendable {
             return (taken, dropped)
         }
     }
+
+    /// Runs `body` (a drain and its write, or a clear) while no other drained batch is on its way.
+    func writingAlone<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await writing.withLock(body)
+    }
+
+    /// How many wait in `writingAlone` (for tests).
+    var waitingToWrite: Int { writing.waiting }
 
     /// Puts entries back at the front after a failed write (the newest are kept within the limit).
     func restore(_ entries: some Collection<JournalEntry>) {

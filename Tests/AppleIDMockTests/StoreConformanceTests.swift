@@ -171,15 +171,15 @@ struct StoreConformanceTests {
                 }
             }
             let lease = wall.addingTimeInterval(60)
-            let batches = await withTaskGroup(of: [String].self) { group in
+            let batches = try await withThrowingTaskGroup(of: [String].self) { group in
                 for _ in 0..<4 {
                     group.addTask {
-                        (try? await store.claimDue(
+                        try await store.claimDue(
                             Spaces.deletedAccounts, now: wall, leaseUntil: lease, limit: 8, mark: { _ in }
-                        ).map(\.key)) ?? []
+                        ).map(\.key)
                     }
                 }
-                return await group.reduce(into: [[String]]()) { $0.append($1) }
+                return try await group.reduce(into: [[String]]()) { $0.append($1) }
             }
             let claimed = batches.flatMap { $0 }
             #expect(claimed.count == 20 && Set(claimed).count == 20)

@@ -83,9 +83,12 @@ enum TestPostgres {
         return "postgres://\(location.user):\(location.password ?? "")@\(location.host):\(location.port)/\(name)"
     }
 
-    /// Opens the store at `url`, runs its pool while `body` runs, then stops it.
+    /// Opens the store at `url`, runs its pool while `body` runs, then stops it. Its steps may wait
+    /// 30 s, not the server's 5: these tests check the store's rules, and under a full parallel run
+    /// (servers, a browser and PostgreSQL on two cores) a step once waited past 5 s.
     static func withStore<T: Sendable>(url: String, _ body: (any StateStore) async throws -> T) async throws -> T {
-        let opened = try await StoreOpener.open(try StoreLocation(parsing: url), logger: quietLogger)
+        let opened = try await StoreOpener.open(
+            try StoreLocation(parsing: url), postgresStepTimeout: .seconds(30), logger: quietLogger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for service in opened.services { group.addTask { try await service.run() } }
             defer { group.cancelAll() }

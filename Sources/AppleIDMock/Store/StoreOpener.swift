@@ -13,7 +13,9 @@ enum StoreOpener {
         var close: @Sendable () async -> Void
     }
 
-    static func open(_ location: StoreLocation, logger: Logger) async throws(StoreOpeningError) -> Opened {
+    static func open(
+        _ location: StoreLocation, postgresStepTimeout: Duration = .seconds(5), logger: Logger
+    ) async throws(StoreOpeningError) -> Opened {
         switch location {
         case .memory:
             return Opened(store: MemoryStore(), services: [], close: {})
@@ -26,7 +28,8 @@ enum StoreOpener {
             // postgres-nio traces wire messages (codes and tokens in rows): never below `info` here.
             var driverLogger = logger
             driverLogger.logLevel = max(logger.logLevel, .info)
-            let store = try await PostgresStore.open(parts, description: location.description, logger: driverLogger)
+            let store = try await PostgresStore.open(
+                parts, description: location.description, stepTimeout: postgresStepTimeout, logger: driverLogger)
             return Opened(store: store, services: [store], close: { await store.shutdownUnstarted() })
         }
     }

@@ -19,7 +19,7 @@ final class PostgresStore: StateStore, Service {
     private let pool: Mutex<PostgresClient>
     private let logger: Logger
     /// How long a step may wait for the database before the request is answered with a 503.
-    private let stepTimeout: Duration = .seconds(5)
+    private let stepTimeout: Duration
     /// Why the database is unreachable, while it is (`nil`: it answered last time).
     private let outage = Mutex<String?>(nil)
     /// The connection `open` checked the schema on. The pool runs only once the server starts, so
@@ -29,9 +29,10 @@ final class PostgresStore: StateStore, Service {
 
     private init(
         configuration: PostgresClient.Configuration, probeConfiguration: PostgresConnection.Configuration,
-        startupConnection: PostgresConnection, description: String, logger: Logger
+        startupConnection: PostgresConnection, description: String, stepTimeout: Duration, logger: Logger
     ) {
         self.configuration = configuration
+        self.stepTimeout = stepTimeout
         self.probeConfiguration = probeConfiguration
         self.pool = Mutex(PostgresClient(configuration: configuration, backgroundLogger: logger))
         self.startupConnection = Mutex(startupConnection)
@@ -39,10 +40,12 @@ final class PostgresStore: StateStore, Service {
         self.logger = logger
     }
 
-    /// Connects once to check the database and create the tables, then starts the pool.
-    static func open(_ location: StoreLocation.PostgresLocation, description: String, logger: Logger)
-        async throws(StoreOpeningError) -> PostgresStore
-    {
+    /// Connects once to check the database and create the tables, then starts the pool. A step
+    /// that waits for the database longer than `stepTimeout` fails as an outage.
+    static func open(
+        _ location: StoreLocation.PostgresLocation, description: String, stepTimeout: Duration = .seconds(5),
+        logger: Logger
+    ) async throws(StoreOpeningError) -> PostgresStore {
         let configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
@@ -67,7 +70,7 @@ final class PostgresStore: StateStore, Service {
         clientConfiguration.options.maximumConnections = 40
         return PostgresStore(
             configuration: clientConfiguration, probeConfiguration: configuration, startupConnection: connection,
-            description: description, logger: logger)
+            description: description, stepTimeout: stepTimeout, logger: logger)
     }
 
     private var client: PostgresClient { pool.withLock { $0 } }

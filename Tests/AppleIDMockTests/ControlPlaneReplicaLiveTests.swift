@@ -34,7 +34,7 @@ struct ControlPlaneReplicaLiveTests {
             _ = try await b.client.postForm("/auth/token", [("grant_type", "refresh_token")])
             // B writes its entry within 100 ms; the ones cleared never come back.
             #expect(
-                try await Waiting.until(seconds: 3) {
+                try await Waiting.until(seconds: 5) {
                     (try await a.client.get("/__admin/journal").json["entries"] as? [Any])?.count == 1
                 })
             try await Task.sleep(for: .milliseconds(300))

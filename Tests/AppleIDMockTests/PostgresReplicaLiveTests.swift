@@ -173,7 +173,7 @@ struct PostgresReplicaLiveTests {
                 let resetAnswered = Date()
                 #expect(try await a.client.notifications().isEmpty)
                 #expect(
-                    try await Waiting.until(seconds: 2) { a.stderr.contains("notification delivery cut short") },
+                    try await Waiting.until(seconds: 5) { a.stderr.contains("notification delivery cut short") },
                     "A's log:\n\(a.stderr)")
                 try await Task.sleep(for: .seconds(1))
                 #expect(await inbox.arrivals.filter { $0.at > resetAnswered }.isEmpty)

@@ -85,7 +85,7 @@ struct ResetDuringDeliveryLiveTests {
                 let resetAnswered = Date()
                 #expect(try await client.notifications().isEmpty)
                 #expect(
-                    try await Waiting.until(seconds: 2) {
+                    try await Waiting.until(seconds: 5) {
                         server.stderr.contains("notification delivery cut short")
                     }, "the server log says the delivery was cut short:\n\(server.stderr)")
 

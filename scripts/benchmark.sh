@@ -11,7 +11,11 @@
 #   - RSS idle, after the load, and with BENCH_GRANTS (default 1,000,000) live grants (exchanged
 #     codes: a refresh token, an access token and the spent code each);
 #   - the offline `apple-id-mock mint id-token --count N` in tokens per second on every core;
-#   - the token and authorize rates with SQLite and PostgreSQL, and where PostgreSQL's time goes.
+#   - the token and authorize rates with SQLite and PostgreSQL, and where PostgreSQL's time goes;
+#   - the same keys and token runs, and RSS idle, of the bare server (scripts/bare-server: the mock's
+#     stack, Hummingbird and OpenSSL, answering the mock's own answers with one fresh RS256
+#     signature per token request and nothing else), and the mock's figures as shares of it: what
+#     the mock costs on top of the stack it is built on, measured in the same minutes.
 # wrk -t2 -c32 runs on the same cores as the server, so every rate includes the load generator's share.
 # Usage: scripts/benchmark.sh [seconds per measurement, default 5]
 # Needs wrk and openssl (apt-get install wrk openssl); PostgreSQL is used when installed.
@@ -38,6 +42,12 @@ done
 
 swift build -c release --product apple-id-mock >/dev/null 2>&1
 BIN=$(swift build -c release --show-bin-path 2>/dev/null)/apple-id-mock
+BARE=
+if swift build -c release --package-path scripts/bare-server >"${TMPDIR:-/tmp}/bare-server-build.log" 2>&1; then
+  BARE=$(swift build -c release --package-path scripts/bare-server --show-bin-path 2>/dev/null)/BareServer
+else
+  echo "scripts/bare-server did not build (see ${TMPDIR:-/tmp}/bare-server-build.log): no comparison with it" >&2
+fi
 CORES=$(nproc)
 WORK=$(mktemp -d)
 PID=
@@ -151,21 +161,35 @@ health_answers() {
 # Starts the server with `--state $1` (in this shell, so that PID stays set); sets STARTUP_MS, the
 # time from launch to its first answer (bash's clock: no process reads it).
 start_server() {
-  local start ready
   if health_answers; then echo "port $PORT is already in use" >&2; exit 1; fi
-  start=$EPOCHREALTIME
+  START=$EPOCHREALTIME
   "$BIN" serve --port "$PORT" --log-level error --state "$1" >"$WORK/server.log" 2>&1 &
   PID=$!
+  await_server
+}
+
+# Starts the bare server on the answers saved from the mock, and the key that signed its token.
+start_bare() {
+  if health_answers; then echo "port $PORT is already in use" >&2; exit 1; fi
+  START=$EPOCHREALTIME
+  "$BARE" "$PORT" "$WORK/keys-answer.json" "$WORK/token-answer.json" "$SIGNING_PEM" >"$WORK/server.log" 2>&1 &
+  PID=$!
+  await_server
+}
+
+# Waits for the server started at START to answer.
+await_server() {
+  local ready
   until health_answers; do
     kill -0 "$PID" 2>/dev/null || { cat "$WORK/server.log" >&2; exit 1; }
-    if ((${EPOCHREALTIME%.*} - ${start%.*} > 30)); then
+    if ((${EPOCHREALTIME%.*} - ${START%.*} > 30)); then
       echo "the server did not answer GET /health within 30 s" >&2
       exit 1
     fi
     sleep 0.001
   done
   ready=$EPOCHREALTIME
-  STARTUP_MS=$(awk -v a="$start" -v b="$ready" 'BEGIN { printf "%d", (b - a) * 1000 }')
+  STARTUP_MS=$(awk -v a="$START" -v b="$ready" 'BEGIN { printf "%d", (b - a) * 1000 }')
 }
 
 stop_server() {
@@ -187,6 +211,20 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
 wrk.body = "grant_type=refresh_token&client_id=$CLIENT&client_secret=$BENCH_SECRET&refresh_token=$REFRESH"
 LUA
+}
+
+# Keeps the mock's keys answer and one of its refresh answers for the bare server to send, and
+# finds the key that signed the id_token (the bundled keys are named by kid).
+save_answers() {
+  local header kid
+  curl -s "$BASE/auth/keys" >"$WORK/keys-answer.json"
+  curl -s "$BASE/auth/token" -d grant_type=refresh_token -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" \
+    -d refresh_token="$REFRESH" >"$WORK/token-answer.json"
+  header=$(sed -n 's/.*"id_token":"\([^.]*\)\..*/\1/p' "$WORK/token-answer.json" | tr '_-' '/+')
+  while ((${#header} % 4)); do header="$header="; done
+  kid=$(base64 -d <<<"$header" 2>/dev/null | sed -n 's/.*"kid":"\([^"]*\)".*/\1/p')
+  SIGNING_PEM=keys/signing/$kid.pem
+  [ -n "$kid" ] && [ -f "$SIGNING_PEM" ] || { echo "no bundled key for kid '$kid': no comparison with the bare server" >&2; BARE=; }
 }
 
 # Runs wrk; sets RATE (requests/s), P99 and BAD (non-2xx/3xx answers), prints one line.
@@ -227,9 +265,12 @@ echo
 echo "== state: memory"
 start_server memory
 sleep 1
+MOCK_IDLE_KIB=$(rss_kib)
 echo "  start-up to first answer: $STARTUP_MS ms    RSS idle: $(rss)"
 prepare_refresh
+[ -z "$BARE" ] || save_answers
 run "GET /auth/keys" "$BASE/auth/keys"
+KEYS_RATE=$RATE
 run "GET /.well-known/openid-configuration" "$BASE/.well-known/openid-configuration"
 run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
 measure_ceiling
@@ -257,6 +298,27 @@ if [ "$GRANTS" -gt 0 ]; then
   echo "  with $made live grants (made in $(($(date +%s) - started)) s): RSS $(rss); the grants hold $(awk -v a="$after" -v b="$before" -v n="$made" 'BEGIN { printf "%.0f MiB, %.0f bytes each", (a - b) / 1024, (a - b) * 1024 / n }')"
 fi
 stop_server
+
+# --- the bare server --------------------------------------------------------------------------
+if [ -n "$BARE" ]; then
+  echo
+  echo "== bare server: Hummingbird and OpenSSL alone (scripts/bare-server), answering the mock's answers"
+  start_bare
+  sleep 1
+  BARE_IDLE_KIB=$(rss_kib)
+  echo "  start-up to first answer: $STARTUP_MS ms    RSS idle: $(rss)"
+  run "GET /auth/keys" "$BASE/auth/keys"
+  BARE_KEYS=$RATE
+  measure_ceiling
+  run "POST /auth/token (one RS256 signature, no parsing, no state)" -s "$WORK/refresh.lua" "$BASE/auth/token"
+  BARE_TOKEN=$RATE
+  print_ratio
+  stop_server
+  share() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", a / b * 100 }'; }
+  BARE_SHARES="keys $(share "$KEYS_RATE" "$BARE_KEYS")   refresh $(share "$REFRESH_RATE" "$BARE_TOKEN")   code exchange $(share "$EXCHANGE_RATE" "$BARE_TOKEN")"
+  BARE_RSS=$(awk -v m="$MOCK_IDLE_KIB" -v b="$BARE_IDLE_KIB" 'BEGIN { printf "%.1f MiB idle, %+.1f MiB on top of its %.1f", m / 1024, (m - b) / 1024, b / 1024 }')
+  echo "  the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
+fi
 
 # --- offline minting --------------------------------------------------------------------------
 echo
@@ -308,4 +370,5 @@ fi
 # --- summary ----------------------------------------------------------------------------------
 echo
 echo "== ratios to the highest ceiling of this run: $CEILING signatures/s (measured: $CEILINGS)"
-echo "  refresh $(ratio "$REFRESH_RATE")   code exchange $(ratio "$EXCHANGE_RATE")   offline mint $(ratio "$MINT")   sqlite refresh $(ratio "$SQLITE_RATE")${PG_RATE:+   postgres refresh $(ratio "$PG_RATE")}"
+echo "  refresh $(ratio "$REFRESH_RATE")   code exchange $(ratio "$EXCHANGE_RATE")   offline mint $(ratio "$MINT")   sqlite refresh $(ratio "$SQLITE_RATE")${PG_RATE:+   postgres refresh $(ratio "$PG_RATE")}${BARE:+   bare server token $(ratio "$BARE_TOKEN")}"
+[ -z "$BARE" ] || echo "== the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"

@@ -15,7 +15,8 @@
 #   - the same keys and token runs, and RSS idle, of the bare server (scripts/bare-server: the mock's
 #     stack, Hummingbird and OpenSSL, answering the mock's own answers with one fresh RS256
 #     signature per token request and nothing else), and the mock's figures as shares of it: what
-#     the mock costs on top of the stack it is built on, measured in the same minutes.
+#     the mock costs on top of the stack it is built on, measured in the same run (right after the
+#     mock's memory-store runs).
 # wrk -t2 -c32 runs on the same cores as the server, so every rate includes the load generator's share.
 # Usage: scripts/benchmark.sh [seconds per measurement, default 5]
 # Needs wrk and openssl (apt-get install wrk openssl); PostgreSQL is used when installed.

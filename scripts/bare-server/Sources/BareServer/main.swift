@@ -1,6 +1,6 @@
 // The bare server: what Hummingbird and OpenSSL do on this machine with none of the mock's work.
 // scripts/benchmark.sh runs it next to the mock, so each of the mock's rates and its idle RSS can
-// be read against the stack it is built on, measured in the same minutes.
+// be read against the stack it is built on, measured in the same run.
 //
 //   bare-server <port> <keys answer> <token answer> <RSA key PEM>
 //

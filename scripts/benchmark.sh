@@ -285,19 +285,6 @@ EXCHANGE_RATE=$RATE
 print_ratio
 echo "  RSS after the runs: $(rss)"
 
-if [ "$GRANTS" -gt 0 ]; then
-  made=0
-  before=$(rss_kib)
-  started=$(date +%s)
-  while [ "$made" -lt "$GRANTS" ]; do
-    seconds=$(((GRANTS - made) / 4000 + 1))
-    [ "$seconds" -gt 60 ] && seconds=60
-    got=$(wrk -t2 -c32 -d"${seconds}s" -s "$WORK/grants.lua" "$BASE/auth/token" | awk '/^grants/ { print $2 }')
-    made=$((made + got))
-  done
-  after=$(rss_kib)
-  echo "  with $made live grants (made in $(($(date +%s) - started)) s): RSS $(rss); the grants hold $(awk -v a="$after" -v b="$before" -v n="$made" 'BEGIN { printf "%.0f MiB, %.0f bytes each", (a - b) / 1024, (a - b) * 1024 / n }')"
-fi
 stop_server
 
 # --- the bare server --------------------------------------------------------------------------
@@ -315,10 +302,31 @@ if [ -n "$BARE" ]; then
   BARE_TOKEN=$RATE
   print_ratio
   stop_server
-  share() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f%%", a / b * 100 }'; }
+  share() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f%%", a / b * 100; else printf "n/a" }'; }
   BARE_SHARES="keys $(share "$KEYS_RATE" "$BARE_KEYS")   refresh $(share "$REFRESH_RATE" "$BARE_TOKEN")   code exchange $(share "$EXCHANGE_RATE" "$BARE_TOKEN")"
   BARE_RSS=$(awk -v m="$MOCK_IDLE_KIB" -v b="$BARE_IDLE_KIB" 'BEGIN { printf "%.1f MiB idle, %+.1f MiB on top of its %.1f", m / 1024, (m - b) / 1024, b / 1024 }')
   echo "  the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
+fi
+
+# --- live grants ------------------------------------------------------------------------------
+# After the bare server, so that its rates are taken minutes, not the grants' ten, after the mock's.
+if [ "$GRANTS" -gt 0 ]; then
+  echo
+  echo "== state: memory, $GRANTS live grants"
+  start_server memory
+  sleep 1
+  made=0
+  before=$(rss_kib)
+  started=$(date +%s)
+  while [ "$made" -lt "$GRANTS" ]; do
+    seconds=$(((GRANTS - made) / 4000 + 1))
+    [ "$seconds" -gt 60 ] && seconds=60
+    got=$(wrk -t2 -c32 -d"${seconds}s" -s "$WORK/grants.lua" "$BASE/auth/token" | awk '/^grants/ { print $2 }')
+    made=$((made + got))
+  done
+  after=$(rss_kib)
+  echo "  with $made live grants (made in $(($(date +%s) - started)) s): RSS $(rss); the grants hold $(awk -v a="$after" -v b="$before" -v n="$made" 'BEGIN { printf "%.0f MiB, %.0f bytes each", (a - b) / 1024, (a - b) * 1024 / n }')"
+  stop_server
 fi
 
 # --- offline minting --------------------------------------------------------------------------

@@ -15,12 +15,18 @@ struct ISO8601InstantTests {
             "1600-02-29T00:00:00Z", "1583-01-01T12:00:00Z", "1969-12-31T23:59:59Z", "1900-02-28T06:07:08Z",
             "2000-02-29T23:59:59Z", "2024-02-29T12:34:56Z", "2026-11-24T10:20:30+01:00", "2026-11-24T10:20:30+0100",
             "2026-11-24T10:20:30+01", "2026-11-24T10:20:30-05:30", "2026-11-24T10:20:30-00:00",
-            "2026-11-24T10:20:30+14:00", "2026-06-30T23:59:60Z", "2026-01-01T00:00:00.5Z", "2026-01-01T00:00:00.123Z",
+            "2026-11-24T10:20:30+14:00", "2026-01-01T00:00:00.5Z", "2026-01-01T00:00:00.123Z",
         ])
     func agreesWithFoundation(text: String) throws {
         let expected = try Date(text, strategy: .iso8601)
         let parsed = try #require(ISO8601Instant.parse(text))
         #expect(abs(parsed.timeIntervalSince1970 - expected.timeIntervalSince1970) < 0.000_5)
+    }
+
+    @Test("a leap second is the instant after 23:59:59 (newer Foundation reads :60 as :59, this one rolls over)")
+    func leapSecond() throws {
+        let leap = try #require(ISO8601Instant.parse("2026-06-30T23:59:60Z"))
+        #expect(leap == ISO8601Instant.parse("2026-07-01T00:00:00Z"))
     }
 
     @Test("every day from 1899 to 2101 at noon is the day Foundation counts")

@@ -33,10 +33,11 @@ extension MockState {
 
     /// Writes a drained batch (in the order it was recorded) within one store step.
     ///
-    /// Only the newest `limit` can outlast the prune that follows: under load a batch holds
-    /// thousands (100 ms of requests), and writing the rest only to delete them again was most of
-    /// this step's work. The older ones are read only for the tokens they handed out, so a revoke
-    /// later in the batch is still attributed; an entry is copied only to be written.
+    /// Only the newest `limit` (by id, as the journal is pruned) can outlast the prune that
+    /// follows: under load a batch holds thousands (100 ms of requests), and writing the rest only
+    /// to delete them again was most of this step's work. The older ones are read only for the
+    /// tokens they handed out, so a revoke later in the batch is still attributed; an entry is
+    /// copied only to be written.
     private static func write(
         _ entries: Deque<JournalEntry>, limit: Int, clearedBefore: String, _ transaction: any StateTransaction
     ) async throws {
@@ -45,11 +46,11 @@ extension MockState {
         // batch is in the order the calls were answered, so an issuing call comes before any
         // call that uses what it issued.
         var issuedHere: [String: (userKey: String?, sub: String?)] = [:]
-        let firstWritten = max(entries.startIndex, entries.endIndex - limit)
+        let oldestWritten = Self.oldestKept(entries, limit: limit)
         var batch: [(key: String, value: JournalEntry)] = []
-        batch.reserveCapacity(entries.endIndex - firstWritten)
+        batch.reserveCapacity(min(entries.count, limit))
         for index in entries.indices {
-            let written = index >= firstWritten
+            let written = entries[index].id >= oldestWritten
             // What another replica buffered before a clear stays cleared.
             guard entries[index].id > clearedBefore, written || entries[index].issued != nil else { continue }
             var entry = entries[index]
@@ -71,6 +72,16 @@ extension MockState {
         batch.sort { $0.key < $1.key }
         try await transaction.putAll(Spaces.journal, batch)
         try await transaction.prune(Spaces.journal, keep: limit)
+    }
+
+    /// The smallest id among the newest `limit` entries of `entries`. An id is taken when a call
+    /// starts and the entry recorded when it ends, so a slow call recorded last can be older than
+    /// the ones recorded before it: the recording order does not say which entries are newest.
+    static func oldestKept(_ entries: some Collection<JournalEntry>, limit: Int) -> String {
+        guard entries.count > limit, limit > 0 else { return "" }
+        var ids = entries.map(\.id)
+        ids.sort(by: >)
+        return ids[limit - 1]
     }
 
     /// Who each token or code handed out (as the journal recorded it) was issued to.

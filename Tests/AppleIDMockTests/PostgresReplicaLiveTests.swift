@@ -104,8 +104,10 @@ struct PostgresReplicaLiveTests {
     func leaseTakeover() async throws {
         let url = try await TestPostgres.freshDatabase()
         let inbox = NotificationInbox(hangFirst: 1)
-        // The lease is the attempt's time limit + 2 s.
-        let lease = 6.0
+        // The lease is the attempt's time limit + 2 s. The limit outlasts starting B and killing A
+        // with room to spare: under a full CI run, with a limit of 4 s, A's attempt once timed out
+        // (and A retried) before B had started.
+        let lease = 10.0
         try await inbox.serve { port in
             try await ChildServers.with { children in
                 let a = try await children.start(state: url)
@@ -113,7 +115,7 @@ struct PostgresReplicaLiveTests {
                     try await a.client.activateScenario(
                         notifying: "http://127.0.0.1:\(port)/notify",
                         settings:
-                            #"{"notificationTimeoutMilliseconds": 4000, "notificationRetryInitialMilliseconds": 100}"#
+                            #"{"notificationTimeoutMilliseconds": 8000, "notificationRetryInitialMilliseconds": 100}"#
                     ).status == 200)
                 #expect(try await a.client.nativeAuthorize("maria").status == 200)
                 // A's lease starts when it claims the notification: after this, before the first arrival.

@@ -6,9 +6,10 @@ import Foundation
 /// offset (`+01:00`, `+0100` or `+01`); `t` and `z` may be lowercase. A leap second (`:60`) is the
 /// instant after `:59`. Not accepted: `GMT` or `UTC` for `Z`, offsets with seconds, `24:00:00`.
 /// Out-of-range fields (February 30th, 25 o'clock) and trailing text are refused, where
-/// Foundation's `.iso8601` strategy rolls them over or ignores them. Days are counted in the proleptic Gregorian calendar (Foundation's
-/// switches to the Julian before 1582; the mock's clock starts in 1970). Foundation's parser also
-/// builds a calendar and an ICU time zone for every date it reads.
+/// Foundation's `.iso8601` strategy rolls them over or ignores them. Days are counted in the
+/// proleptic Gregorian calendar (Foundation's switches to the Julian before 1582; the mock's clock
+/// starts in 1970). Foundation's parser also builds a calendar and an ICU time zone for every date
+/// it reads.
 enum ISO8601Instant {
     /// The instant `text` names, or `nil` when it is not such a date-time.
     static func parse(_ text: String) -> Date? {

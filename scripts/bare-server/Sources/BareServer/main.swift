@@ -15,7 +15,9 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// RS256 signatures from OpenSSL, one key per lane so that every core can sign at once.
+/// RS256 signatures from OpenSSL, one key per lane so that every core can sign at once: the
+/// mock's `OpenSSLRSASigner` written again rather than imported, since depending on the mock's
+/// package would link its library, and its start-up, into the server it is measured against.
 final class BareSigner: Sendable {
     /// One parsed key with its signing context.
     struct Lane: ~Copyable {

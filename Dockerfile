@@ -1,9 +1,12 @@
 # apple-id-mock: a mock of Apple's "Sign in with Apple" server.
-#   docker build -t apple-id-mock .   then   docker run -p 8080:8080 apple-id-mock
+#   docker build -t apple-id-mock:local .   then   docker run -p 8080:8080 apple-id-mock:local
 # or `docker compose up` (docker-compose.yml mounts ./scenarios and ./keys read-only).
 # Two replicas sharing PostgreSQL behind nginx: `docker compose -f docker-compose.replicas.yml up`.
-# SQLite is built into the binary (sqlite-nio), so the image needs no database library; OpenSSL's
-# libcrypto (libssl3) signs the tokens.
+#
+# The runtime image is Debian's bookworm-slim and one executable: the Swift standard library and
+# Foundation are linked into it (--static-swift-stdlib), so no Swift runtime image is needed;
+# only glibc and OpenSSL's libcrypto (RS256 signatures) are shared libraries. SQLite is built in
+# (sqlite-nio). docs/container.md has the measurements behind this choice.
 
 # --- build ------------------------------------------------------------------------------------
 FROM swift:6.3-bookworm AS build
@@ -15,27 +18,31 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 
 # Resolve dependencies in their own layer: it is reused until Package.swift (or Package.resolved,
-# when the checkout has one) changes.
+# when the checkout has one) changes. The build cache (.build) is a cache mount shared with the
+# next step, so packages are fetched once, and a rebuild after a source change compiles only
+# what changed.
 COPY Package.* ./
-RUN swift package resolve
+RUN --mount=type=cache,id=apple-id-mock-build,target=/build/.build \
+    swift package resolve
 
-# Tests/ is copied because the manifest declares a test target whose folder must exist.
+# Tests/ is copied because the manifest declares test targets whose folders must exist.
 COPY Sources ./Sources
 COPY Tests ./Tests
-# The binary and, beside it, its resource bundle (the OpenAPI document served at /__admin/openapi.json).
-RUN swift build -c release --product apple-id-mock \
+# The binary, stripped, and beside it its resource bundle (the OpenAPI document, the dashboard).
+RUN --mount=type=cache,id=apple-id-mock-build,target=/build/.build \
+    swift build -c release --product apple-id-mock --static-swift-stdlib \
     && mkdir -p /staging \
     && BIN="$(swift build -c release --show-bin-path)" \
     && cp "$BIN/apple-id-mock" /staging/ \
+    && strip /staging/apple-id-mock \
     && cp -R "$BIN/apple-id-mock_AppleIDMock.resources" /staging/
 
 # --- run --------------------------------------------------------------------------------------
-# The slim image carries the Swift runtime libraries (Foundation, the standard library) only.
-FROM swift:6.3-bookworm-slim
+FROM debian:bookworm-slim
 
-# libcrypto at run time, for the RS256 signatures.
+# libcrypto for the RS256 signatures; CA roots for notifications sent to https:// URLs.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libssl3=3.* \
+    && apt-get install -y --no-install-recommends libssl3=3.* ca-certificates=20230311* \
     && rm -rf /var/lib/apt/lists/*
 
 # /data holds the state file of `--state sqlite:/data/state.db` (mount a volume there to keep it).

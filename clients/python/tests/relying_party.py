@@ -2,14 +2,20 @@
 Apple: authorize (form_post, PKCE, nonce), code exchange, refresh and revoke, every id_token
 verified against the JWKS by kid, with iss, aud, exp, nonce and the hashes checked."""
 
+import warnings
 from html.parser import HTMLParser
 
 import requests
-from authlib.common.security import generate_token
-from authlib.integrations.requests_client import OAuth2Session
-from authlib.jose import JsonWebKey, JsonWebToken
-from authlib.oauth2.rfc7636 import create_s256_code_challenge
-from authlib.oidc.core import CodeIDToken, HybridIDToken
+from authlib.deprecate import AuthlibDeprecationWarning
+
+# authlib.jose is deprecated in favour of joserfc, but it is what many backends still use.
+warnings.filterwarnings("ignore", category=AuthlibDeprecationWarning)
+
+from authlib.common.security import generate_token  # noqa: E402
+from authlib.integrations.requests_client import OAuth2Session  # noqa: E402
+from authlib.jose import JsonWebKey, JsonWebToken  # noqa: E402
+from authlib.oauth2.rfc7636 import create_s256_code_challenge  # noqa: E402
+from authlib.oidc.core import CodeIDToken, HybridIDToken  # noqa: E402
 
 APPLE_ISSUER = "https://appleid.apple.com"
 CLIENT_ID = "com.example.web"

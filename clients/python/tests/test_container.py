@@ -106,6 +106,18 @@ def test_a_mounted_scenario_file_is_the_active_one(image, tmp_path):
         assert mock.client_secret(CLIENT_ID).count(".") == 2
 
 
+def test_a_mounted_scenario_folder_replaces_the_bundled_ones(image, tmp_path):
+    scenario = json.loads(DEFAULT_SCENARIO.read_text())
+    scenario.pop("$schema", None)
+    for name in ("alpha", "beta"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(scenario))
+        (tmp_path / f"{name}.json").chmod(0o644)
+    tmp_path.chmod(0o755)
+    with AppleIDMockContainer(image, scenarios=tmp_path, scenario="beta") as mock:
+        listing = requests.get(f"{mock.get_url()}/__admin/scenarios", timeout=10).json()
+        assert listing == {"active": "beta", "available": ["alpha", "beta"]}
+
+
 def test_the_admin_token_guards_the_control_plane(image):
     with AppleIDMockContainer(image, admin_token="s3cret-for-tests") as mock:
         assert requests.post(f"{mock.get_url()}/__admin/reset", timeout=10).status_code == 401

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Measures the two shapes the runtime image could take, as docs/container.md reports them:
+#   static   the Dockerfile as it is: an executable with the Swift runtime and Foundation linked
+#            in (--static-swift-stdlib), on debian:bookworm-slim;
+#   dynamic  the same build linked against the Swift runtime's shared libraries, on
+#            swift:6.3-bookworm-slim (the Dockerfile's previous shape), made from the Dockerfile
+#            with sed and built with a cache of its own, so that it does not spoil the static one.
+# For each: the image's size, what the Dockerfile adds on top of its runtime base, the time to the
+# first /health answer after `podman run`, and the resident memory when idle.
+# Needs podman and the stand-in bases (stand-in-bases.sh --all); takes a full release build per
+# shape the first time.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+MIRROR=${APPLE_ID_MOCK_PACKAGE_MIRROR:-/opt/swift-packages}
+scripts/container/stand-in-bases.sh --all
+variant=$(mktemp)
+trap 'rm -f "$variant"' EXIT
+sed -e 's/ --static-swift-stdlib//' -e 's/id=apple-id-mock-build,/id=apple-id-mock-build-dynamic,/' \
+    -e 's/^FROM debian:bookworm-slim$/FROM swift:6.3-bookworm-slim/' \
+    -e 's/libssl3=3\.\* ca-certificates=[^ ]*/libssl3=3.*/' Dockerfile >"$variant"
+
+build() { # build TAG DOCKERFILE
+    podman build --format docker --pull=never --layers --volume "$MIRROR:$MIRROR:ro" -f "$2" -t "$1" . >/dev/null
+}
+measure() { # measure NAME TAG BASE
+    local name=$1 tag=$2 base=$3 size base_size t0 port first rss
+    size=$(podman image inspect "$tag" --format '{{.Size}}')
+    base_size=$(podman image inspect "$base" --format '{{.Size}}')
+    t0=$(date +%s%3N)
+    podman run -d --name "measure-$name" -p 127.0.0.1::8080 "$tag" >/dev/null 2>&1
+    port=$(podman port "measure-$name" 8080/tcp | sed 's/.*://')
+    until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health")" = 200 ]; do sleep 0.01; done
+    first=$(($(date +%s%3N) - t0))
+    sleep 2
+    rss=$(podman exec "measure-$name" sh -c "awk '/^VmRSS:/ {print \$2}' /proc/1/status")
+    podman rm -f -t 0 "measure-$name" >/dev/null 2>&1
+    printf '%-8s image %4d MB, base %s %d MB, added %4d MB, first answer %4d ms, idle RSS %d MiB\n' \
+        "$name" $((size / 1000000)) "$base" $((base_size / 1000000)) $(((size - base_size) / 1000000)) \
+        "$first" $((rss / 1024))
+}
+
+build apple-id-mock:local Dockerfile
+build apple-id-mock:dynamic "$variant"
+measure static apple-id-mock:local docker.io/library/debian:bookworm-slim
+measure dynamic apple-id-mock:dynamic docker.io/library/swift:6.3-bookworm-slim

@@ -4,9 +4,10 @@
 # Two replicas sharing PostgreSQL behind nginx: `docker compose -f docker-compose.replicas.yml up`.
 #
 # The runtime image is Debian's bookworm-slim and one executable: the Swift standard library and
-# Foundation are linked into it (--static-swift-stdlib), so no Swift runtime image is needed;
-# only glibc and OpenSSL's libcrypto (RS256 signatures) are shared libraries. SQLite is built in
-# (sqlite-nio). docs/container.md has the measurements behind this choice.
+# Foundation are linked into it (--static-swift-stdlib), so no Swift runtime image is needed; the
+# shared libraries it loads are glibc's, libstdc++, zlib (all in every Debian image) and OpenSSL's
+# libcrypto (RS256 signatures). SQLite is built in (sqlite-nio). docs/container.md has the
+# measurements behind this choice.
 
 # --- build ------------------------------------------------------------------------------------
 FROM swift:6.3-bookworm AS build

@@ -141,11 +141,11 @@ run_replicas() {
     say "docker-compose -f $ACTIVE_FILE up -d"
     compose up -d --no-build >/dev/null 2>&1 || { compose up -d --no-build; fail "$ACTIVE_FILE comes up"; return; }
     check "$ACTIVE_FILE: nginx answers on http://localhost:8080" wait_url http://localhost:8080/health 60
-    local token ok=0 i
+    local token ok=0
     token=$(issue_refresh_token || true)
     check "$ACTIVE_FILE: a code issued through the balancer is redeemed" [ -n "$token" ]
     # Round robin: of four refreshes, two go to each replica.
-    for i in 1 2 3 4; do [ "$(refresh_status "$token")" = 200 ] && ok=$((ok + 1)); done
+    for _ in 1 2 3 4; do [ "$(refresh_status "$token")" = 200 ] && ok=$((ok + 1)); done
     check "$ACTIVE_FILE: four refreshes across both replicas succeed ($ok of 4)" [ "$ok" = 4 ]
     local served_a served_b
     served_a=$(compose logs mock-a 2>/dev/null | grep -c 'listening on' || true)
@@ -154,7 +154,7 @@ run_replicas() {
     curl -s -o /dev/null http://localhost:8080/auth/revoke -d client_id=com.example.web \
         --data-urlencode "client_secret=$(secret)" --data-urlencode "token=$token" -d token_type_hint=refresh_token
     local after=0
-    for i in 1 2; do [ "$(refresh_status "$token")" = 400 ] && after=$((after + 1)); done
+    for _ in 1 2; do [ "$(refresh_status "$token")" = 400 ] && after=$((after + 1)); done
     check "$ACTIVE_FILE: revoked at one replica, refused at both" [ "$after" = 2 ]
     compose down -v -t 10 >/dev/null 2>&1
     ACTIVE_FILE=""

@@ -25,7 +25,7 @@ touch "$CONF"
 # Appends "key = value" to [section] unless the key is set somewhere in the file already.
 set_default() {
     local section=$1 key=$2 value=$3
-    grep -Eq "^[[:space:]]*$key[[:space:]]*=" "$CONF" && return
+    grep -Eq "^[[:space:]]*${key}[[:space:]]*=" "$CONF" && return
     if grep -q "^\[$section\]" "$CONF"; then
         sed -i "/^\[$section\]/a $key = $value" "$CONF"
     else

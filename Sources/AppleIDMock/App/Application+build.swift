@@ -15,8 +15,10 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     router.add(middleware: AdminAccessMiddleware(services: services))
     router.add(middleware: DueEventsMiddleware(services: services))
     router.add(middleware: AppleCallMiddleware(services: services))
+    router.add(middleware: AppleServerHeaderMiddleware())
     let health = Responses.encodedJSON(["status": "ok"])
     router.get("/health") { _, _ in Responses.appleJSON(body: health) }
+    router.head("/health") { _, _ in Responses.appleJSON(body: health).createHeadResponse() }
     KeysController(services: services).addRoutes(to: router)
     AuthorizeController(services: services).addRoutes(to: router)
     TokenController(services: services).addRoutes(to: router)

@@ -199,6 +199,33 @@ struct TokenRouterTests {
         }
     }
 
+    @Test("a refresh token or code of another client gets Apple's client_id mismatch text (§2.4, §10)")
+    func otherClientGrants() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            let fields = try await client.signIn("maria")
+            let nativeCode = try await client.exchange(
+                code: fields["code"] ?? "", clientId: Fixture.appClient, redirect: nil,
+                secret: try await Fixture.secret(Fixture.appClient))
+            #expect(
+                nativeCode.text
+                    == #"{"error":"invalid_grant","error_description":"client_id mismatch. The code was not issued to com.example.app."}"#
+            )
+            let tokens = try await client.exchange(code: fields["code"] ?? "", secret: secret).json
+            let refreshToken = try #require(tokens["refresh_token"] as? String)
+            for other in [Fixture.appClient, "com.otherstudio.web"] {
+                let refused = try await client.refresh(
+                    refreshToken, clientId: other, secret: try await Fixture.secret(other))
+                #expect(
+                    refused.text
+                        == #"{"error":"invalid_grant","error_description":"client_id mismatch. The code was not issued to \#(other)."}"#
+                )
+            }
+            #expect(try await client.refresh(refreshToken, secret: secret).status == .ok, "nothing was spent")
+        }
+    }
+
     @Test("PKCE over HTTP: a challenged code needs its verifier")
     func pkce() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))

@@ -154,6 +154,23 @@ struct TokenRouterTests {
         }
     }
 
+    @Test("the mixed claim style writes email_verified as a boolean and is_private_email as a string")
+    func mixedClaimStyle() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            let patch = try await client.postJSON(
+                "/__admin/settings", #"{"booleanClaimStyle":"mixed"}"#, method: .patch)
+            #expect(patch.status == .ok && patch.json["booleanClaimStyle"] as? String == "mixed")
+            let robin = try await client.signIn("robin")
+            let token = try await client.exchange(code: robin["code"] ?? "", secret: secret).json["id_token"] as? String
+            let payload = String(
+                decoding: Fixture.base64URL(token?.split(separator: ".")[1] ?? "") ?? Data(), as: UTF8.self)
+            #expect(payload.contains(#""email_verified":true"#), "\(payload)")
+            #expect(payload.contains(#""is_private_email":"true""#), "\(payload)")
+        }
+    }
+
     @Test("managed accounts carry org_id and an unverified email")
     func managedAccount() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))

@@ -27,8 +27,12 @@ struct RevokeController: Sendable {
                     reason: "Content-Type must be application/x-www-form-urlencoded")
             }
             let client = try await services.authenticateClient(form, in: active)
-            guard let token = try form.field("token") else { throw OAuthError.invalidRequest("token is missing") }
-            let hint = try form.field("token_type_hint")
+            guard let (token, hint) = try Self.token(in: form, settings: active.world.settings) else {
+                services.logger.notice(
+                    "revoke with refresh_token= instead of token= ignored (revokeRefreshTokenParameter: ignore)",
+                    metadata: ["idp.client_id": .string(client.id)])
+                return Responses.emptyOK()
+            }
             let now = active.now
             let state = services.state
             let revokedUser = try await state.withSession(active) { session, world in
@@ -49,6 +53,21 @@ struct RevokeController: Sendable {
             return Responses.emptyOK()
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "revoke"))
+        }
+    }
+
+    /// The token to revoke and its hint: `token=`, or else, as the `revokeRefreshTokenParameter`
+    /// setting says, a `refresh_token=` some libraries send instead (`nil`: answer 200, revoke nothing).
+    private static func token(in form: FormParameters, settings: MockSettings) throws(OAuthError) -> (
+        String, String?
+    )? {
+        if let token = try form.field("token") { return (token, try form.field("token_type_hint")) }
+        guard let misnamed = try form.field("refresh_token") else { throw .invalidRequest("token is missing") }
+        switch settings.revokeRefreshTokenParameter {
+        case .refuse:
+            throw .invalidRequest("token is missing (the request sent refresh_token=, which Apple documents as token=)")
+        case .ignore: return nil
+        case .accept: return (misnamed, "refresh_token")
         }
     }
 }

@@ -110,6 +110,14 @@ struct KeysAndDiscoveryRouterTests {
             #expect(revoke.headers[.server] == "Apple")
             let authorize = try await client.authorize([("client_id", "nobody")])
             #expect(authorize.headers[.server] == "Apple")
+            let fault = try await client.postJSON(
+                "/__admin/faults",
+                #"{"endpoint":"token","status":503,"body":{"error":"temporarily_unavailable"},"times":1}"#)
+            #expect(fault.status == .created || fault.status == .ok)
+            let faulted = try await client.postForm("/auth/token", [("grant_type", "refresh_token")])
+            #expect(
+                faulted.status == .serviceUnavailable && faulted.headers[.server] == "Apple",
+                "a fault rule's answer too")
             #expect(try await client.execute(uri: "/health", method: .get).headers[.server] == nil)
             #expect(try await client.execute(uri: "/__admin/scenario", method: .get).headers[.server] == nil)
         }

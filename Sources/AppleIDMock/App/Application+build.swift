@@ -14,8 +14,9 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     if services.logger.logLevel <= .debug { router.add(middleware: RequestLogMiddleware(logger: services.logger)) }
     router.add(middleware: AdminAccessMiddleware(services: services))
     router.add(middleware: DueEventsMiddleware(services: services))
-    router.add(middleware: AppleCallMiddleware(services: services))
+    // Outside AppleCallMiddleware, so that the answers of fault rules carry it too.
     router.add(middleware: AppleServerHeaderMiddleware())
+    router.add(middleware: AppleCallMiddleware(services: services))
     let health = Responses.encodedJSON(["status": "ok"])
     router.get("/health") { _, _ in Responses.appleJSON(body: health) }
     router.head("/health") { _, _ in Responses.appleJSON(body: health).createHeadResponse() }

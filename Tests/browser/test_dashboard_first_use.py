@@ -58,14 +58,20 @@ def note_beside(browser, focus_key):
     return browser.find_element(By.CSS_SELECTOR, f'.note[data-note-for="{focus_key}"]')
 
 
-def assert_beside(browser, control_selector, note):
-    """The note follows the control in the same container, on the same line or just under it."""
-    control = browser.find_element(By.CSS_SELECTOR, control_selector)
-    assert browser.execute_script("return arguments[0].previousElementSibling === arguments[1]", note, control)
-    gap = browser.execute_script(
-        "const a = arguments[0].getBoundingClientRect(), b = arguments[1].getBoundingClientRect();"
-        "return Math.abs(a.top - b.top);", control, note)
-    assert gap < 60, f"the note is {gap} px away from its control"
+def assert_beside(browser, control_selector, focus_key):
+    """The result note of the control follows it in the same container, on the same line or just
+    under it. Read in one script, as the page may rebuild the rows at any refresh."""
+    def placed(d):
+        return d.execute_script("""
+            const control = document.querySelector(arguments[0]);
+            const note = document.querySelector(`.note[data-note-for="${CSS.escape(arguments[1])}"]`);
+            if (!control || !note) return null;
+            const a = control.getBoundingClientRect(), b = note.getBoundingClientRect();
+            return {sibling: note.previousElementSibling === control, gap: Math.abs(a.top - b.top)};""",
+            control_selector, focus_key)
+    where = wait(browser, placed, f"the note of {focus_key} is shown")
+    assert where["sibling"], f"the note of {focus_key} is not beside its control"
+    assert where["gap"] < 60, f"the note is {where['gap']} px away from its control"
 
 
 def test_destructive_actions_ask_first_and_say_who_is_notified(mock, receiver, browser):
@@ -112,7 +118,7 @@ def test_destructive_actions_ask_first_and_say_who_is_notified(mock, receiver, b
     wait_result(browser, "scenario", "Session reset")
     assert mock.admin("GET", "/__admin/consents")["consents"] == []
     assert receiver.received == []
-    assert_beside(browser, "#scenario-reset-button", note_beside(browser, "scenario-reset-button"))
+    assert_beside(browser, "#scenario-reset-button", "scenario-reset-button")
 
     # With no standing consent, a switch needs no confirmation.
     click(browser, By.ID, "scenario-switch-button")
@@ -131,9 +137,9 @@ def test_deleting_a_user_who_never_signed_in_says_nobody_is_notified_and_how_to_
     answer_dialog(browser)
     # The result, beside the button that caused it (the card is rebuilt; the note is put back).
     wait(browser, lambda d: "Nobody was notified" in note_beside(d, "delete:sam").text, "the result shows beside it")
-    note = note_beside(browser, "delete:sam")
-    assert "sign sam in first" in note.text and "web flow" in note.text
-    assert_beside(browser, button, note)
+    note = wait(browser, lambda d: note_beside(d, "delete:sam").text, "the note is read")
+    assert "sign sam in first" in note and "web flow" in note
+    assert_beside(browser, button, "delete:sam")
     assert mock.admin("GET", "/__admin/notifications")["notifications"] == []
 
 
@@ -153,15 +159,15 @@ def test_each_result_appears_next_to_the_control_that_caused_it(mock, receiver, 
          "the result shows beside the revoke button")
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, revoke).get_attribute("disabled") is not None,
          "the row shows the revoked consent")
-    assert_beside(browser, revoke, note_beside(browser, key))
+    assert_beside(browser, revoke, key)
     # Redeliver, in the outbox row.
     redeliver = "#outbox button[aria-label^='Redeliver']"
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, redeliver) and "delivered" in
          d.find_element(By.CSS_SELECTOR, "#outbox tbody tr").text, "the notification was delivered", seconds=10)
     click(browser, By.CSS_SELECTOR, redeliver)
-    focus = browser.find_element(By.CSS_SELECTOR, redeliver).get_attribute("data-focus")
+    focus = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, redeliver).get_attribute("data-focus"), "its key")
     wait(browser, lambda d: "queued for delivery again" in note_beside(d, focus).text, "the result shows beside it")
-    assert_beside(browser, redeliver, note_beside(browser, focus))
+    assert_beside(browser, redeliver, focus)
 
 
 def test_the_outbox_tells_each_state_and_error_in_plain_words_within_1280_px(mock, browser):
@@ -183,7 +189,7 @@ def test_the_outbox_tells_each_state_and_error_in_plain_words_within_1280_px(moc
         row = f"#outbox tr[data-notification='{refused['notificationIds'][0]}']"
         wait(browser, lambda d: "waiting for a retry at" in d.find_element(By.CSS_SELECTOR, row).text, "it waits for a retry",
              seconds=10)
-        text = browser.find_element(By.CSS_SELECTOR, row).text
+        text = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, row).text, "the row is read")
         assert f"connection refused by localhost:{port}" in text and "(after 1 attempt)" in text
         raw = browser.find_element(By.CSS_SELECTOR, f"{row} ol.attempts details code")
         assert not raw.is_displayed()
@@ -202,7 +208,7 @@ def test_the_outbox_tells_each_state_and_error_in_plain_words_within_1280_px(moc
         holding.release()
         wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, held_row).get_attribute("data-status") == "delivered",
              "it shows delivered", seconds=10)
-        assert f"answered HTTP 200" in browser.find_element(By.CSS_SELECTOR, held_row).text
+        assert "answered HTTP 200" in wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, held_row).text, "read")
 
         # Its last attempt refused too: failed after 2 attempts.
         click(browser, By.CSS_SELECTOR, f"{row} button[aria-label^='Redeliver']")

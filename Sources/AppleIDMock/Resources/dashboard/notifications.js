@@ -43,8 +43,9 @@ export function createNotifications(ctx) {
 
   function attemptItem(record, attempt, index) {
     const delivered = attempt.outcome === "delivered";
-    const raw = attempt.summary !== attempt.outcome
-      ? h("details", {}, h("summary", { text: "raw error", "aria-label": `Raw outcome of attempt ${index + 1} of ${record.id}` }), h("code", { text: attempt.outcome }))
+    // The words are ours; the error as the HTTP client gave it is there on request.
+    const raw = !delivered && attempt.summary !== attempt.outcome
+      ? h("details", {}, h("summary", { text: "raw error", "aria-label": `Raw error of attempt ${index + 1} of ${record.id}` }), h("code", { text: attempt.outcome }))
       : "";
     return h("li", { "data-attempt": index + 1 },
       h("span", { class: `badge ${delivered ? "delivered" : "failed"}`, text: delivered ? "delivered" : "failed" }), " ",

@@ -67,7 +67,15 @@ struct MockServices: Sendable {
     func rerunningAfterResets<T>(
         _ context: MockRequestContext, _ body: (ActiveScenario) async throws -> T
     ) async throws -> T {
-        var active = try await active(context)
+        try await rerunningAfterResets(from: context.active, body)
+    }
+
+    /// `rerunningAfterResets(_:_:)` from the state `initial` read earlier (`nil`: read it now).
+    func rerunningAfterResets<T>(
+        from initial: ActiveScenario?, _ body: (ActiveScenario) async throws -> T
+    ) async throws -> T {
+        var active: ActiveScenario
+        if let initial { active = initial } else { active = try await state.current() }
         for _ in 0..<Self.rerunsAfterReset {
             do {
                 return try await body(active)

@@ -24,6 +24,7 @@ struct ClientSecretCommand: AsyncParsableCommand {
     @OptionGroup var locations: LocationOptions
 
     func run() async throws {
+        try locations.requireFolders()
         do {
             print(
                 try await ClientSecretFactory.make(

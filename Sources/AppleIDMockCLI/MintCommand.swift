@@ -51,6 +51,7 @@ struct MintIdTokenCommand: AsyncParsableCommand {
     func run() async throws {
         guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be 1...10000000") }
         let order = try makeOrder()
+        try locations.requireFolders()
         let minter: OfflineMinter
         do {
             minter = try OfflineMinter(

@@ -34,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("admin-token"),
         help:
-            "Bearer token every /__admin/* call must send (Authorization: Bearer <token>) [env APPLE_ID_MOCK_ADMIN_TOKEN, default none]"
+            "Bearer token every /__admin/* call must send (Authorization: Bearer <token>); prefer the variable, a flag shows in the process list [env APPLE_ID_MOCK_ADMIN_TOKEN, default none]"
     )
     var adminToken: String?
 
@@ -65,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try resolve()
+        try locations.requireFolders()
         MemoryTuning.apply()
         let application: any ApplicationProtocol
         do {
@@ -73,7 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
                 let scheme = configuration.tls == nil ? "http" : "https"
                 let address = host.contains(":") ? "[\(host)]" : host
                 let line =
-                    "apple-id-mock listening on \(scheme)://\(address):\(port) (state \(configuration.state), issuer https://appleid.apple.com)\n"
+                    "apple-id-mock listening on \(scheme)://\(address):\(port) (state \(configuration.state), issuer https://appleid.apple.com)\(tokenWarning)\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
         } catch let error as ScenarioError {
@@ -92,6 +93,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         try await application.runService()
+    }
+
+    /// Appended to the start-up line when the admin token came as `--admin-token`: every local user
+    /// reads a process's arguments (`ps`, `/proc/<pid>/cmdline`), not its environment.
+    private var tokenWarning: String {
+        guard adminToken != nil else { return "" }
+        return
+            "; warning: the admin token came as --admin-token, which every local user can read in the process list: pass it in \(EnvironmentDefaults.adminToken) instead"
     }
 
     private func resolve() throws -> ServerConfiguration {

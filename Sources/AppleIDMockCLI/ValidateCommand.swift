@@ -14,6 +14,12 @@ struct ValidateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = directory ?? locations.resolvedScenariosDir
+        var scenarios = locations.scenariosFolder
+        if let argument = self.directory {
+            scenarios.path = argument
+            scenarios.source = "the argument"
+        }
+        try FolderCheck.require([scenarios, locations.keysFolder])
         do {
             let names = try ScenarioCatalog.validate(directory: directory, keysDirectory: locations.resolvedKeysDir)
             print("OK: \(names.count) scenario(s) in \(directory): \(names.joined(separator: ", "))")

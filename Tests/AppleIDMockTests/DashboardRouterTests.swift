@@ -110,4 +110,42 @@ struct DashboardRouterTests {
             #expect(users.first { $0["key"] as? String == "maria" }?["accountDeleted"] as? Bool == false)
         }
     }
+
+    @Test("deleting an account revokes the app groups the user authorized; the others stay notFound, unnotified")
+    func deleteLeavesUnauthorizedGroupsNotFound() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            func states(_ user: String) async throws -> [String: String] {
+                let users = try #require(
+                    try await client.execute(uri: "/__admin/users", method: .get).json["users"] as? [[String: Any]])
+                let entry = try #require(users.first { $0["key"] as? String == user })
+                let groups = try #require(entry["appGroups"] as? [[String: Any]])
+                return Dictionary(
+                    uniqueKeysWithValues: groups.compactMap { group in
+                        (group["appGroupId"] as? String).map { ($0, group["credentialState"] as? String ?? "") }
+                    })
+            }
+            _ = try await client.signIn("sam")
+            let before = try await states("sam")
+            #expect(before.count >= 2, "the default scenario has a second app group")
+            let delete = try await client.postJSON("/__admin/events", #"{"type":"account-delete","user":"sam"}"#)
+            #expect(delete.status == .ok)
+            let after = try await states("sam")
+            #expect(after["example"] == "revoked")
+            for (group, state) in after where group != "example" {
+                #expect(state == "notFound", "\(group) was never authorized")
+            }
+            // A native client of a group never authorized: still notFound for Apple's API too.
+            let others = after.keys.filter { $0 != "example" }
+            #expect(!others.isEmpty)
+            let notifications = try #require(
+                try await client.execute(uri: "/__admin/notifications", method: .get).json["notifications"]
+                    as? [[String: Any]])
+            #expect(notifications.map { $0["appGroupId"] as? String } == ["example"])
+            // Someone who never signed in anywhere: every group stays notFound.
+            #expect(
+                try await client.postJSON("/__admin/events", #"{"type":"account-delete","user":"alex"}"#).status == .ok)
+            #expect(try await states("alex").values.allSatisfy { $0 == "notFound" })
+        }
+    }
 }

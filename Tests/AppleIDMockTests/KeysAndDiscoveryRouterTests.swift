@@ -78,4 +78,65 @@ struct KeysAndDiscoveryRouterTests {
             #expect(response.json["status"] as? String == "ok")
         }
     }
+
+    @Test("the discovery document's fields come in Apple's order (§5), compact")
+    func discoveryOrder() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            let text = try await client.execute(uri: "/.well-known/openid-configuration", method: .get).text
+            let order = [
+                "issuer", "authorization_endpoint", "token_endpoint", "revocation_endpoint", "jwks_uri",
+                "response_types_supported", "response_modes_supported", "subject_types_supported",
+                "id_token_signing_alg_values_supported", "scopes_supported", "token_endpoint_auth_methods_supported",
+                "claims_supported",
+            ]
+            let positions = order.map { text.range(of: "\"\($0)\":")?.lowerBound }
+            #expect(positions.allSatisfy { $0 != nil })
+            #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(text)")
+            #expect(text.hasPrefix(#"{"issuer":"https://appleid.apple.com","authorization_endpoint":"#))
+        }
+    }
+
+    @Test("Apple's answers carry Server: Apple; the mock's own (/health, the control plane) do not")
+    func serverHeader() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            for uri in ["/auth/keys", "/.well-known/openid-configuration"] {
+                #expect(try await client.execute(uri: uri, method: .get).headers[.server] == "Apple", "\(uri)")
+            }
+            let token = try await client.postForm("/auth/token", [("grant_type", "password")])
+            #expect(token.status == .badRequest && token.headers[.server] == "Apple")
+            let revoke = try await client.postForm("/auth/revoke", [])
+            #expect(revoke.headers[.server] == "Apple")
+            let authorize = try await client.authorize([("client_id", "nobody")])
+            #expect(authorize.headers[.server] == "Apple")
+            let fault = try await client.postJSON(
+                "/__admin/faults",
+                #"{"endpoint":"token","status":503,"body":{"error":"temporarily_unavailable"},"times":1}"#)
+            #expect(fault.status == .created || fault.status == .ok)
+            let faulted = try await client.postForm("/auth/token", [("grant_type", "refresh_token")])
+            #expect(
+                faulted.status == .serviceUnavailable && faulted.headers[.server] == "Apple",
+                "a fault rule's answer too")
+            #expect(try await client.execute(uri: "/health", method: .get).headers[.server] == nil)
+            #expect(try await client.execute(uri: "/__admin/scenario", method: .get).headers[.server] == nil)
+        }
+    }
+
+    @Test("HEAD on the keys, discovery and /health answers as GET without a body")
+    func head() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            for uri in ["/auth/keys", "/.well-known/openid-configuration", "/health"] {
+                let get = try await client.execute(uri: uri, method: .get)
+                let head = try await client.execute(uri: uri, method: .head)
+                #expect(head.status == .ok, "\(uri)")
+                #expect(head.body.readableBytes == 0, "\(uri)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(uri)")
+                #expect(head.headers[.cacheControl] == "no-store", "\(uri)")
+                #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(uri)")
+                #expect(head.headers[.server] == get.headers[.server], "\(uri)")
+            }
+        }
+    }
 }

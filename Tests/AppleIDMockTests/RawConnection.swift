@@ -44,6 +44,11 @@ final class RawConnection {
         close(descriptor)
     }
 
+    /// Ends the connection from this side (both directions), as a client that goes away does.
+    func hangUp() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     /// Sends `text`; false if the connection is gone.
     @discardableResult
     func send(_ text: String) -> Bool {

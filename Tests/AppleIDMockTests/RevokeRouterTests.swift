@@ -37,6 +37,31 @@ struct RevokeRouterTests {
         }
     }
 
+    @Test(
+        "refresh_token= instead of token=: refused by default, or ignored, or accepted, as the setting says",
+        arguments: [("refuse", 400, true), ("ignore", 200, true), ("accept", 200, false)])
+    func misnamedTokenParameter(setting: String, status: Int, refreshStillWorks: Bool) async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            if setting != "refuse" {
+                let patch = try await client.postJSON(
+                    "/__admin/settings", #"{"revokeRefreshTokenParameter":"\#(setting)"}"#, method: .patch)
+                #expect(patch.status == .ok)
+            }
+            #expect(
+                try await client.execute(uri: "/__admin/settings", method: .get).json["revokeRefreshTokenParameter"]
+                    as? String == setting)
+            let (_, refresh) = try await Self.tokens(client, secret: secret)
+            let response = try await client.postForm(
+                "/auth/revoke",
+                [("client_id", Fixture.webClient), ("client_secret", secret), ("refresh_token", refresh)])
+            #expect(Int(response.status.code) == status)
+            if status == 400 { #expect(response.text == #"{"error":"invalid_request"}"#) }
+            #expect((try await client.refresh(refresh, secret: secret).status == .ok) == refreshStillWorks)
+        }
+    }
+
     @Test("revoking an access token, with parameters in the query, ends the consent too")
     func revokeAccessByQuery() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))

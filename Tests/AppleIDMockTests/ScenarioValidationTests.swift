@@ -196,6 +196,55 @@ struct ScenarioValidationTests {
         }
     }
 
+    /// The one problem of scenario text `text`.
+    static func problem(_ text: String, bytes: [UInt8] = []) -> ScenarioError.Problem? {
+        do {
+            _ = try ScenarioLoader.loadData(Data(text.utf8) + Data(bytes), name: "t")
+            return nil
+        } catch {
+            return error.problems.first
+        }
+    }
+
+    @Test("a member name given twice is refused with its path and both places, at any depth")
+    func duplicateMemberNames() throws {
+        let top = Self.problem("{\n  \"description\": \"a\",\n  \"description\": \"b\"\n}")
+        #expect(top?.path == "$.description")
+        #expect(
+            top?.reason
+                == "member \"description\" appears twice in one object (line 3, column 3; first at line 2, column 3); remove one"
+        )
+        // Deep inside: a user's key, in an otherwise valid file.
+        var text = String(
+            decoding: try JSONSerialization.data(withJSONObject: Self.valid(), options: [.sortedKeys]), as: UTF8.self)
+        text = text.replacingOccurrences(of: #""key":"u1""#, with: #""key":"u1","key":"u2""#)
+        let deep = Self.problem(text)
+        #expect(deep?.path == "$.users[0].key", "\(String(describing: deep))")
+        #expect(deep?.reason.contains("line 1, column") == true)
+        // The same name in two objects is no duplicate (here the inner one is an unknown setting).
+        let twoObjects = Self.problem(#"{"description": "x", "settings": {"description": 1}}"#)
+        #expect(twoObjects?.reason.contains("appears twice") == false)
+    }
+
+    @Test("JSON syntax errors and invalid UTF-8 name the line and column")
+    func syntaxPositions() {
+        let missingComma = Self.problem("{\n  \"description\": \"a\"\n  \"users\": []\n}")
+        #expect(
+            missingComma?.reason.hasPrefix("not valid JSON: line 3, column 3:") == true,
+            "\(String(describing: missingComma))")
+        let truncated = Self.problem("{\"teams\": [")
+        #expect(
+            truncated?.reason.hasPrefix("not valid JSON: line 1, column 12:") == true,
+            "\(String(describing: truncated))")
+        let badByte = Self.problem("{\n  \"description\": \"caf", bytes: [0xE9, 0x22, 0x7D])
+        #expect(
+            badByte?.reason == "not valid JSON: line 2, column 22: invalid UTF-8 (byte 0xE9)",
+            "\(String(describing: badByte))")
+        let trailing = Self.problem("{\"description\": \"é\", }")
+        #expect(
+            trailing?.reason.hasPrefix("not valid JSON: line 1, column 22:") == true, "\(String(describing: trailing))")
+    }
+
     @Test("a directory with a bad file names the file; the server refuses to start")
     func badDirectory() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aim-\(UUID().uuidString)")

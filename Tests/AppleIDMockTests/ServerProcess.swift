@@ -16,12 +16,17 @@ final class ServerProcess: Sendable {
     /// The port it listens on, read from its `listening on` line.
     let port: Int
     let stderrPath: String
+    let stdoutPath: String
 
-    fileprivate init(process: Process, port: Int, stderrPath: String) {
+    fileprivate init(process: Process, port: Int, stderrPath: String, stdoutPath: String) {
         self.process = process
         self.port = port
         self.stderrPath = stderrPath
+        self.stdoutPath = stdoutPath
     }
+
+    /// What it wrote on stdout so far (its start-up line).
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
 
     /// HTTP to this server.
     var client: LiveClient { LiveClient(baseURL: "http://127.0.0.1:\(port)") }
@@ -107,13 +112,15 @@ final class ChildServers: Sendable {
 
     /// Starts `apple-id-mock serve` on a free port with the bundled scenarios and keys and `--state
     /// state`, and returns once it prints the port it listens on.
-    func start(state: String, arguments extra: [String] = [], seconds: Double = 20) async throws -> ServerProcess {
-        let (process, stdout, stderr) = try launch(Self.serveArguments(state: state) + extra)
+    func start(
+        state: String, arguments extra: [String] = [], environment: [String: String] = [:], seconds: Double = 20
+    ) async throws -> ServerProcess {
+        let (process, stdout, stderr) = try launch(Self.serveArguments(state: state) + extra, environment: environment)
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
             if let port = Self.listeningPort(text) {
-                return ServerProcess(process: process, port: port, stderrPath: stderr)
+                return ServerProcess(process: process, port: port, stderrPath: stderr, stdoutPath: stdout)
             }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(20))
@@ -136,9 +143,10 @@ final class ChildServers: Sendable {
 
     /// Runs `apple-id-mock` with `arguments` until it exits (killed after `seconds`, which fails the
     /// test), with `environment` added to the test's own (whose `APPLE_ID_MOCK_*` variables are left out).
-    func run(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 15) async throws -> Finished
-    {
-        let (process, stdout, stderr) = try launch(arguments, environment: environment)
+    func run(
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil, seconds: Double = 15
+    ) async throws -> Finished {
+        let (process, stdout, stderr) = try launch(arguments, environment: environment, directory: directory)
         guard let duration = await Self.waitForExit(process, seconds: seconds) else {
             Self.signal(process, SIGKILL)
             Issue.record("apple-id-mock \(arguments.joined(separator: " ")) still ran after \(seconds) s")
@@ -159,9 +167,11 @@ final class ChildServers: Sendable {
         ] + (state.map { ["--state", $0] } ?? [])
     }
 
-    private func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> (
-        Process, stdout: String, stderr: String
-    ) {
+    private func launch(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws
+        -> (
+            Process, stdout: String, stderr: String
+        )
+    {
         guard let executable = Self.executable else {
             Issue.record("no apple-id-mock executable beside the tests: run swift build --build-tests")
             throw CancellationError()
@@ -180,6 +190,7 @@ final class ChildServers: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         // Only the flags count: variables from the test's own environment do not leak in.
         process.environment = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("APPLE_ID_MOCK_")

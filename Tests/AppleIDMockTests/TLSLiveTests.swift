@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HummingbirdTLS
 import NIOCore
+import NIOSSL
 import Testing
 
 /// `--tls` on the real binary: HTTPS with the bundled test CA (or your own files), trusted through
@@ -60,6 +61,37 @@ struct TLSLiveTests {
             await #expect(throws: (any Error).self) {
                 _ = try await Self.get(HTTPClient.shared, "http://127.0.0.1:\(server.port)/health", seconds: 3)
             }
+        }
+    }
+
+    @Test("only TLS 1.2 and 1.3, and in 1.2 only forward-secret AEAD suites (no static RSA, no CBC-SHA1)")
+    func protocolsAndSuites() async throws {
+        try await ChildServers.with { children in
+            let server = try await children.start(state: "memory", arguments: ["--tls"])
+            let caRoots = NIOSSLTrustRoots.certificates(try NIOSSLCertificate.fromPEMFile(Self.tlsFolder + "/ca.pem"))
+            /// Whether a handshake with these client limits succeeds.
+            func handshakes(
+                min: TLSVersion = .tlsv1, max: TLSVersion? = nil, suites: [NIOTLSCipher]? = nil
+            ) async -> Bool {
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.trustRoots = caRoots
+                tls.minimumTLSVersion = min
+                tls.maximumTLSVersion = max
+                if let suites { tls.cipherSuiteValues = suites }
+                let client = HTTPClient(
+                    eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+                let status = try? await Self.get(client, "https://localhost:\(server.port)/health", seconds: 5).0
+                try? await client.shutdown()
+                return status == 200
+            }
+            #expect(await handshakes(min: .tlsv13), "TLS 1.3")
+            #expect(await handshakes(max: .tlsv12, suites: [.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]), "ECDHE-RSA-GCM")
+            #expect(await handshakes(max: .tlsv1) == false, "TLS 1.0")
+            #expect(await handshakes(max: .tlsv11) == false, "TLS 1.1")
+            #expect(await handshakes(max: .tlsv12, suites: [.TLS_RSA_WITH_AES_128_GCM_SHA256]) == false, "static RSA")
+            #expect(await handshakes(max: .tlsv12, suites: [.TLS_RSA_WITH_AES_128_CBC_SHA]) == false, "static RSA, CBC")
+            #expect(
+                await handshakes(max: .tlsv12, suites: [.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA]) == false, "CBC-SHA1")
         }
     }
 

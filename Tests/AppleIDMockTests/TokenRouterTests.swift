@@ -154,6 +154,23 @@ struct TokenRouterTests {
         }
     }
 
+    @Test("the mixed claim style writes email_verified as a boolean and is_private_email as a string")
+    func mixedClaimStyle() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            let patch = try await client.postJSON(
+                "/__admin/settings", #"{"booleanClaimStyle":"mixed"}"#, method: .patch)
+            #expect(patch.status == .ok && patch.json["booleanClaimStyle"] as? String == "mixed")
+            let robin = try await client.signIn("robin")
+            let token = try await client.exchange(code: robin["code"] ?? "", secret: secret).json["id_token"] as? String
+            let payload = String(
+                decoding: Fixture.base64URL(token?.split(separator: ".")[1] ?? "") ?? Data(), as: UTF8.self)
+            #expect(payload.contains(#""email_verified":true"#), "\(payload)")
+            #expect(payload.contains(#""is_private_email":"true""#), "\(payload)")
+        }
+    }
+
     @Test("managed accounts carry org_id and an unverified email")
     func managedAccount() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
@@ -196,6 +213,33 @@ struct TokenRouterTests {
             #expect(try await client.exchange(code: fresh["code"] ?? "", secret: secret).status == .ok)
             let reused = try await client.exchange(code: fresh["code"] ?? "", secret: secret)
             #expect(reused.text == #"{"error":"invalid_grant","error_description":"The code has already been used."}"#)
+        }
+    }
+
+    @Test("a refresh token or code of another client gets Apple's client_id mismatch text (§2.4, §10)")
+    func otherClientGrants() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            let fields = try await client.signIn("maria")
+            let nativeCode = try await client.exchange(
+                code: fields["code"] ?? "", clientId: Fixture.appClient, redirect: nil,
+                secret: try await Fixture.secret(Fixture.appClient))
+            #expect(
+                nativeCode.text
+                    == #"{"error":"invalid_grant","error_description":"client_id mismatch. The code was not issued to com.example.app."}"#
+            )
+            let tokens = try await client.exchange(code: fields["code"] ?? "", secret: secret).json
+            let refreshToken = try #require(tokens["refresh_token"] as? String)
+            for other in [Fixture.appClient, "com.otherstudio.web"] {
+                let refused = try await client.refresh(
+                    refreshToken, clientId: other, secret: try await Fixture.secret(other))
+                #expect(
+                    refused.text
+                        == #"{"error":"invalid_grant","error_description":"client_id mismatch. The code was not issued to \#(other)."}"#
+                )
+            }
+            #expect(try await client.refresh(refreshToken, secret: secret).status == .ok, "nothing was spent")
         }
     }
 

@@ -51,6 +51,20 @@ def wait_result(browser, section, text, seconds=5):
     return result(browser, section)
 
 
+def confirm_dialog(browser):
+    """The confirmation the page asks for before a destructive action: its text, once open."""
+    dialog = browser.find_element(By.ID, "confirm-dialog")
+    wait(browser, lambda d: dialog.get_attribute("open") is not None, "the page asks to confirm")
+    return dialog.text
+
+
+def answer_dialog(browser, go_ahead=True):
+    """Confirms (or cancels) the open confirmation, and waits until it is closed."""
+    click(browser, By.ID, "confirm-yes" if go_ahead else "confirm-no")
+    dialog = browser.find_element(By.ID, "confirm-dialog")
+    wait(browser, lambda d: dialog.get_attribute("open") is None, "the confirmation closed")
+
+
 def claims(jws):
     payload = jws.split(".")[1]
     return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
@@ -122,6 +136,8 @@ def test_deleting_an_account_in_the_page_notifies_the_app_group(mock, receiver, 
     section_screenshot(browser, "users", screenshots / "dashboard-users.png")
 
     click(browser, By.CSS_SELECTOR, "[data-user=maria] button[aria-label='Delete account: maria']")
+    assert receiver.url in confirm_dialog(browser)
+    answer_dialog(browser)
     wait_result(browser, "users", "Deleted maria's Apple Account. 1 notification queued.")
     wait(browser, lambda d: "account deleted" in d.find_element(By.CSS_SELECTOR, "[data-user=maria] h3").text,
          "maria shows as deleted")
@@ -259,6 +275,8 @@ def test_with_an_admin_token_the_page_works_only_once_the_token_is_entered():
         assert "qa-secret-1" not in browser.current_url
         # An action with the token: a reset from the page.
         click(browser, By.CSS_SELECTOR, "#scenario-reset button")
+        confirm_dialog(browser)
+        answer_dialog(browser)
         wait_result(browser, "scenario", "Session reset")
         # Asked once: a reload in the same tab does not ask again.
         browser.refresh()

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// Guards the control plane (`/__admin/*`). With an admin token, every call must bear it
 /// (`Authorization: Bearer …`, else 401). Always, it refuses what a web page open in a browser could
@@ -19,11 +20,13 @@ struct AdminAccessMiddleware: RouterMiddleware {
         // By component, as the router matches: `//__admin/reset` reaches the same handler.
         let components = path.split(separator: "/")
         guard components.first == "__admin" else { return try await next(request, context) }
+        var request = request
         do {
             // The dashboard's files hold no secret: the page loads, then asks for the token.
             let isPage =
                 (request.method == .get || request.method == .head) && DashboardController.isDashboard(components)
             try check(request, needsToken: !isPage)
+            try await Self.checkChunkedBody(&request)
         } catch {
             services.logger.notice(
                 "control-plane call refused",
@@ -56,10 +59,30 @@ struct AdminAccessMiddleware: RouterMiddleware {
         if let origin = request.headers[.origin], !isSameOrigin(origin, authority: request.head.authority) {
             throw .forbidden("cross-origin request from \(origin) refused")
         }
-        // A chunked body is checked when it is read (`AdminBody`), once it is known not to be empty.
         if let length = request.headers[.contentLength].flatMap(Int.init), length > 0 {
             try Self.requireJSON(request)
         }
+    }
+
+    /// A chunked body (no `Content-Length`) not declared as JSON: read here, within the control
+    /// plane's limit, and refused (415) unless it is empty, so the rule also holds on routes that
+    /// never read a body. The bytes read stay in the request for the handler.
+    private static func checkChunkedBody(_ request: inout Request) async throws(AdminError) {
+        guard request.headers[.transferEncoding] != nil, request.headers[.contentLength] == nil,
+            !isJSON(request.headers[.contentType])
+        else { return }
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: AdminBody.maximumSize)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw .tooLarge(limit: AdminBody.maximumSize)
+        } catch is NIOTooManyBytesError {
+            throw .tooLarge(limit: AdminBody.maximumSize)
+        } catch {
+            throw AdminError(
+                status: .badRequest, code: "invalid_request", message: "the chunked body could not be read: \(error)")
+        }
+        if body.readableBytes > 0 { try requireJSON(request) }
     }
 
     /// The host of `--public-url`, if set.

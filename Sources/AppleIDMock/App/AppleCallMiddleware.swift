@@ -113,13 +113,15 @@ struct AppleCallMiddleware: RouterMiddleware {
         let hasBody =
             length.map { (1...RequestReading.maximumBodySize).contains($0) }
             ?? (request.headers[.transferEncoding] != nil)
-        if RequestReading.isForm(request), hasBody,
-            let body = try? await request.collectBody(upTo: RequestReading.maximumBodySize),
-            let text = RequestReading.utf8Text(body),
-            let form = try? FormParameters(encoded: text)
-        {
-            context.parsedBody = form
-            pairs = form.pairs + pairs
+        if RequestReading.isForm(request), hasBody {
+            guard let body = try? await request.collectBody(upTo: RequestReading.maximumBodySize) else {
+                context.bodyUnreadable = true
+                return FormParameters(pairs: pairs)
+            }
+            if let text = RequestReading.utf8Text(body), let form = try? FormParameters(encoded: text) {
+                context.parsedBody = form
+                pairs = form.pairs + pairs
+            }
         }
         return FormParameters(pairs: pairs)
     }

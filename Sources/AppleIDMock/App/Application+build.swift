@@ -14,9 +14,12 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     if services.logger.logLevel <= .debug { router.add(middleware: RequestLogMiddleware(logger: services.logger)) }
     router.add(middleware: AdminAccessMiddleware(services: services))
     router.add(middleware: DueEventsMiddleware(services: services))
+    // Outside AppleCallMiddleware, so that the answers of fault rules carry it too.
+    router.add(middleware: AppleServerHeaderMiddleware())
     router.add(middleware: AppleCallMiddleware(services: services))
     let health = Responses.encodedJSON(["status": "ok"])
     router.get("/health") { _, _ in Responses.appleJSON(body: health) }
+    router.head("/health") { _, _ in Responses.appleJSON(body: health).createHeadResponse() }
     KeysController(services: services).addRoutes(to: router)
     AuthorizeController(services: services).addRoutes(to: router)
     TokenController(services: services).addRoutes(to: router)

@@ -15,6 +15,9 @@ struct MockRequestContext: RequestContext {
     /// which case the endpoint reads them and reports why).
     var parsedQuery: FormParameters?
     var parsedBody: FormParameters?
+    /// Whether reading the body failed in `AppleCallMiddleware` (too large, or the client went
+    /// away): a body can be read only once, so the endpoint reports it instead of reading again.
+    var bodyUnreadable = false
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -57,6 +57,35 @@ struct MockServices: Sendable {
         return try await state.current()
     }
 
+    /// How often an `/auth/*` request is run again when resets keep landing while it runs.
+    static let rerunsAfterReset = 8
+
+    /// Runs an `/auth/*` request in the state in force; when a reset or scenario switch lands between
+    /// reading that state and the request's step on the session, runs it again in the new state, so it
+    /// is answered in Apple's vocabulary as if it had come after the reset (a wiped code or token is
+    /// `invalid_grant`), never with an undocumented error.
+    func rerunningAfterResets<T>(
+        _ context: MockRequestContext, _ body: (ActiveScenario) async throws -> T
+    ) async throws -> T {
+        try await rerunningAfterResets(from: context.active, body)
+    }
+
+    /// `rerunningAfterResets(_:_:)` from the state `initial` read earlier (`nil`: read it now).
+    func rerunningAfterResets<T>(
+        from initial: ActiveScenario?, _ body: (ActiveScenario) async throws -> T
+    ) async throws -> T {
+        var active: ActiveScenario
+        if let initial { active = initial } else { active = try await state.current() }
+        for _ in 0..<Self.rerunsAfterReset {
+            do {
+                return try await body(active)
+            } catch is SessionChanged {
+                active = try await state.current()
+            }
+        }
+        return try await body(active)
+    }
+
     /// The OAuth error for any failure of an `/auth/*` handler, logged with its reason. A store outage
     /// is a 503 naming the cause; anything else unexpected becomes `invalid_request`, never a 500.
     func refusal(_ error: any Error, endpoint: String) -> OAuthError {
@@ -65,6 +94,9 @@ struct MockServices: Sendable {
             oauthError = error
         } else if let unavailable = error as? StoreUnavailable {
             oauthError = OAuthError.unavailable(unavailable)
+        } else if error is SessionChanged {
+            // Resets kept landing on every rerun: whatever the request named was wiped.
+            oauthError = .invalidGrant(nil, reason: "the scenario was reset or switched while this request ran")
         } else {
             oauthError = .invalidRequest("unexpected failure: \(error)")
         }

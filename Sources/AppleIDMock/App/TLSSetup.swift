@@ -9,10 +9,18 @@ public struct TLSSetupError: Error, CustomStringConvertible, Sendable {
 
 /// Loads and checks the TLS files before the server binds, so that a wrong path, a file that is
 /// not PEM, or a key that does not belong to the certificate stops start-up with a clear message
-/// instead of failing each handshake.
+/// instead of failing each handshake. Serves TLS 1.2 and 1.3 only, with forward-secret AEAD suites.
 enum TLSSetup {
     /// How soon before the certificate ends start-up warns.
     static let expiryWarningDays = 30
+
+    /// The TLS 1.2 suites offered: ECDHE key exchange (forward secrecy) with an AEAD cipher only; no
+    /// static RSA, no CBC. TLS 1.3's suites are all of this kind and not configurable.
+    static let forwardSecretAEADSuites: [NIOTLSCipher] = [
+        .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+        .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+        .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    ]
 
     /// The server-side TLS configuration for `files`, and a warning when the certificate is no
     /// longer or not yet valid at `now` (wall clock: clients check the real time), or ends soon.
@@ -35,8 +43,10 @@ enum TLSSetup {
         } catch {
             throw TLSSetupError(description: problem(files.privateKeyPath, "a PEM private key", error))
         }
-        let configuration = TLSConfiguration.makeServerConfiguration(
+        var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuiteValues = forwardSecretAEADSuites
         do {
             // Checks that the key belongs to the certificate, as each handshake would.
             _ = try NIOSSLContext(configuration: configuration)

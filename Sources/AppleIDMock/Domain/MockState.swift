@@ -132,16 +132,14 @@ final class MockState: Sendable {
         return ResolvedKeys(signing: signing, entries: entries)
     }
 
-    /// Runs `body` on the session as one step of the store, in the world `active` (refused if a reset
-    /// or switch came in between).
+    /// Runs `body` on the session as one step of the store, in the world `active` (refused with
+    /// `SessionChanged` if a reset or switch came in between).
     func withSession<T: Sendable>(
         _ active: ActiveScenario, _ body: @escaping @Sendable (Session, World) async throws -> T
     ) async throws -> T {
         try await store.transaction { transaction in
             let control = try await transaction.get(Spaces.control, ControlState.key)
-            guard control?.epoch == active.control.epoch else {
-                throw OAuthError.invalidRequest("the scenario was reset or switched while this request ran")
-            }
+            guard control?.epoch == active.control.epoch else { throw SessionChanged() }
             return try await body(Session(transaction: transaction), active.world)
         }
     }

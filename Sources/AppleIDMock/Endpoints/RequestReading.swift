@@ -70,6 +70,9 @@ enum RequestReading {
     /// The form body's parameters (the caller has checked the content type), as already read for
     /// this request if they were.
     static func bodyForm(_ request: Request, context: MockRequestContext) async throws(OAuthError) -> FormParameters {
+        if context.bodyUnreadable {
+            throw .invalidRequest("request body over \(maximumBodySize) bytes or unreadable")
+        }
         guard let parsed = context.parsedBody else { return try form(try await bodyText(request)) }
         return try refusingDuplicates(parsed)
     }

@@ -61,9 +61,9 @@ struct IdentityTokenClaims: Sendable, Encodable {
         _ value: Bool?, _ key: CodingKeys, into container: inout KeyedEncodingContainer<CodingKeys>
     ) throws {
         guard let value else { return }
-        switch booleanStyle {
-        case .boolean: try container.encode(value, forKey: key)
-        case .string: try container.encode(value ? "true" : "false", forKey: key)
+        switch (booleanStyle, key) {
+        case (.boolean, _), (.mixed, .emailVerified): try container.encode(value, forKey: key)
+        case (.string, _), (.mixed, _): try container.encode(value ? "true" : "false", forKey: key)
         }
     }
 

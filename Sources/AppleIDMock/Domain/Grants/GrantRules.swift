@@ -45,7 +45,8 @@ enum GrantRules {
             throw .codeExpired
         }
         guard record.clientId == clientId else {
-            throw .invalidGrant("client_id mismatch. The code was not issued to \(clientId).")
+            throw .invalidGrant(
+                clientMismatch(clientId), reason: "the code was issued to \(record.clientId), not \(clientId)")
         }
         if record.redirectUri != nil && redirectUri == nil {
             throw .invalidRequest("redirect_uri is required: the authorization used one")
@@ -56,6 +57,11 @@ enum GrantRules {
         try checkPKCE(record: record, verifier: codeVerifier, mode: pkce)
         record.redeemedAt = now
         return record
+    }
+
+    /// Apple's description for a code or token presented by a client it was not issued to.
+    static func clientMismatch(_ clientId: String) -> String {
+        "client_id mismatch. The code was not issued to \(clientId)."
     }
 
     private static func checkPKCE(
@@ -85,7 +91,9 @@ enum GrantRules {
     {
         guard let record, isStanding(consent, generation: record.consentGeneration) else { throw .tokenRevoked }
         guard record.clientId == clientId else {
-            throw .invalidGrant(nil, reason: "the refresh token was issued to \(record.clientId), not \(clientId)")
+            // The catalogue's text for a grant of another client (§2.4, §10), as for codes.
+            throw .invalidGrant(
+                clientMismatch(clientId), reason: "the refresh token was issued to \(record.clientId), not \(clientId)")
         }
         return record
     }
@@ -119,10 +127,12 @@ enum GrantRules {
         throw .invalidGrant(nil, reason: "unknown bearer token")
     }
 
-    /// The credential state of a user for an app group.
+    /// The credential state of a user for an app group: `notFound` while the user never authorized
+    /// it, even after the account was deleted (reference §10); otherwise `revoked` once the consent
+    /// ended or the account was deleted.
     static func credentialState(consent: Consent?, accountDeleted: Bool) -> CredentialState {
-        if accountDeleted { return .revoked }
         guard let consent else { return .notFound }
+        if accountDeleted { return .revoked }
         return consent.status == .authorized ? .authorized : .revoked
     }
 }

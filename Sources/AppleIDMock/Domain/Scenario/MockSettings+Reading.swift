@@ -5,7 +5,8 @@ extension MockSettings {
         "omitIsPrivateEmailWhenFalse", "refreshReturnsIdToken", "refreshIdTokenClaims", "pkce",
         "clientSecretIatLeewaySeconds", "wrongContentTypeError", "requireHttpsRedirectUris", "signingKeyId",
         "jwksOrder", "notificationDeleteType", "notificationEventTimeUnit", "notifyOnRevokeEndpoint",
-        "notificationMaxAttempts", "notificationRetryInitialMilliseconds", "notificationRetryMaxMilliseconds",
+        "revokeRefreshTokenParameter", "notificationMaxAttempts", "notificationRetryInitialMilliseconds",
+        "notificationRetryMaxMilliseconds",
         "notificationTimeoutMilliseconds", "migrationWindowDays", "historyLimit",
         "journalLimit", "keyGraceSeconds",
     ]
@@ -46,6 +47,7 @@ extension MockSettings {
         option("notificationDeleteType", \.notificationDeleteType)
         option("notificationEventTimeUnit", \.notificationEventTimeUnit)
         flag("notifyOnRevokeEndpoint", \.notifyOnRevokeEndpoint)
+        option("revokeRefreshTokenParameter", \.revokeRefreshTokenParameter)
         number("notificationMaxAttempts", 1...1_000, \.notificationMaxAttempts)
         number("notificationRetryInitialMilliseconds", 1...3_600_000, \.notificationRetryInitialMilliseconds)
         number("notificationRetryMaxMilliseconds", 1...3_600_000, \.notificationRetryMaxMilliseconds)

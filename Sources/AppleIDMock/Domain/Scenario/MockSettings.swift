@@ -7,6 +7,20 @@ struct MockSettings: Sendable, Codable, Equatable {
         case boolean
         /// `"true"`/`"false"` strings, as tokens before 2024.
         case string
+        /// Both in one token: `email_verified` a JSON boolean, `is_private_email` a string (our
+        /// choice of split: which claim Apple writes which way in a mixed token is not known).
+        case mixed
+    }
+
+    /// What `/auth/revoke` does with a token sent as `refresh_token=` instead of `token=` (some
+    /// libraries did; Apple's answer is not known, reference §12.14).
+    enum RevokeRefreshTokenParameter: String, Sendable, Codable, CaseIterable {
+        /// `invalid_request`: the documented `token` is missing.
+        case refuse
+        /// `200` with an empty body, and nothing is revoked (a silent no-op).
+        case ignore
+        /// Read as `token` (with `token_type_hint=refresh_token`): the token is revoked.
+        case accept
     }
 
     /// Which claims an id_token from the `refresh_token` grant carries.
@@ -89,6 +103,8 @@ struct MockSettings: Sendable, Codable, Equatable {
     var notificationDeleteType = DeleteEventType.accountDelete
     /// `event_time` in milliseconds (field) or seconds (docs).
     var notificationEventTimeUnit = EventTimeUnit.milliseconds
+    /// What `/auth/revoke` does with `refresh_token=` sent instead of `token=`.
+    var revokeRefreshTokenParameter = RevokeRefreshTokenParameter.refuse
     /// Also send `consent-revoked` when `/auth/revoke` ends a consent (unconfirmed at Apple).
     var notifyOnRevokeEndpoint = false
     /// Delivery attempts per notification before it is marked failed.

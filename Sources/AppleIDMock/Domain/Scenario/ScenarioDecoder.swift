@@ -11,7 +11,13 @@ struct ScenarioDecoder {
     static func decode(_ data: Data, file: String, name: String) throws(ScenarioError) -> Scenario {
         let document: JSONValue
         do {
+            // First for where it fails: line and column, and names given twice (which the parser
+            // below would take silently, keeping one of the values).
+            try JSONStrictCheck.check(data)
             document = try JSONValue.parse(data)
+        } catch let problem as JSONStrictCheck.Problem {
+            let reason = problem.isSyntax ? "not valid JSON: \(problem)" : problem.reason
+            throw ScenarioError(file: file, path: problem.path.description, reason: reason)
         } catch {
             throw ScenarioError(file: file, reason: "not valid JSON: \(Self.describe(error))")
         }

@@ -59,6 +59,8 @@ enum AdminBody {
             return AdminError(refusal).response
         } catch let failure as StoreUnavailable {
             return AdminError.unavailable(failure).response
+        } catch let error as SessionChanged {
+            return AdminError(LifecycleRefusal(kind: .notApplicable, message: error.description)).response
         } catch let error as OAuthError {
             return AdminError(LifecycleRefusal(kind: .notApplicable, message: error.logReason ?? error.code)).response
         } catch {

@@ -113,8 +113,19 @@ struct LifecycleController: Sendable {
         var payload: String?
         var createdAt: Date
         var status: NotificationRecord.Status
-        var attempts: [NotificationRecord.Attempt]
+        var attempts: [AttemptView]
         var nextAttemptAt: Date?
+    }
+
+    /// A delivery attempt as recorded, with its outcome in plain words (`summary`).
+    struct AttemptView: Encodable {
+        var startedAt: Date
+        var durationMilliseconds: Int
+        var httpStatus: Int?
+        /// As recorded: `delivered`, `http 503`, or the HTTP client's error text.
+        var outcome: String
+        /// For people: "connection refused by localhost:3000", "localhost:3000 answered HTTP 503".
+        var summary: String
     }
 
     private func view(_ record: NotificationRecord, signing active: ActiveScenario?) -> NotificationView {
@@ -122,7 +133,13 @@ struct LifecycleController: Sendable {
             id: record.id, appGroupId: record.appGroupId, url: record.url, type: record.type, sub: record.sub,
             payload: record.payload
                 ?? active.flatMap { try? TokenMinter.sign(record.claims, with: $0.keys.signing) },
-            createdAt: record.createdAt, status: record.status, attempts: record.attempts,
+            createdAt: record.createdAt, status: record.status,
+            attempts: record.attempts.map {
+                AttemptView(
+                    startedAt: $0.startedAt, durationMilliseconds: $0.durationMilliseconds, httpStatus: $0.httpStatus,
+                    outcome: $0.outcome,
+                    summary: DeliveryOutcomeWords.summary($0.outcome, status: $0.httpStatus, url: record.url))
+            },
             nextAttemptAt: record.nextAttemptAt)
     }
 }

@@ -11,13 +11,30 @@ struct AuthorizeController: Sendable {
 
     func addRoutes(to router: Router<MockRequestContext>) {
         router.get("/auth/authorize") { request, context in
-            await respond(request) { try await self.start(request, body: false, context: context) }
+            await respond(request) {
+                let form = try RequestReading.query(request, context: context)
+                return try await services.rerunningAfterResets(context) { try await self.start(form, active: $0) }
+            }
         }
         router.post("/auth/authorize") { request, context in
-            await respond(request) { try await self.start(request, body: true, context: context) }
+            await respond(request) {
+                var form = try RequestReading.query(request, context: context)
+                if RequestReading.isForm(request) {
+                    form = try await RequestReading.bodyForm(request, context: context).merging(fallback: form)
+                }
+                return try await services.rerunningAfterResets(context) { [form] in
+                    try await self.start(form, active: $0)
+                }
+            }
         }
         router.post(RouterPath(Self.consentPath)) { request, context in
-            await respond(request) { try await self.consent(request, context: context) }
+            await respond(request) {
+                guard RequestReading.isForm(request) else {
+                    throw OAuthError.invalidRequest("the consent form must be form-urlencoded")
+                }
+                let form = try await RequestReading.bodyForm(request, context: context)
+                return try await services.rerunningAfterResets(context) { try await self.consent(form, active: $0) }
+            }
         }
     }
 
@@ -36,12 +53,9 @@ struct AuthorizeController: Sendable {
         }
     }
 
-    private func start(_ request: Request, body: Bool, context: MockRequestContext) async throws -> Response {
-        var form = try RequestReading.query(request, context: context)
-        if body && RequestReading.isForm(request) {
-            form = try await RequestReading.bodyForm(request, context: context).merging(fallback: form)
-        }
-        let active = try await services.active(context)
+    /// An authorization request's parameters checked in the state `active`: signed in straight away
+    /// with `login_hint`, else the consent page.
+    private func start(_ form: FormParameters, active: ActiveScenario) async throws -> Response {
         let world = active.world
         let authorization = try AuthorizationRequest.parse(form, world: world)
         if let hint = authorization.loginHint {
@@ -68,12 +82,8 @@ struct AuthorizeController: Sendable {
         return Responses.html(page)
     }
 
-    private func consent(_ request: Request, context: MockRequestContext) async throws -> Response {
-        guard RequestReading.isForm(request) else {
-            throw OAuthError.invalidRequest("the consent form must be form-urlencoded")
-        }
-        let form = try await RequestReading.bodyForm(request, context: context)
-        let active = try await services.active(context)
+    /// The consent page's answer in the state `active`.
+    private func consent(_ form: FormParameters, active: ActiveScenario) async throws -> Response {
         let world = active.world
         let own = FormParameters(pairs: form.pairs.filter { AuthorizationRequest.parameterNames.contains($0.name) })
         let authorization = try AuthorizationRequest.parse(own, world: world)

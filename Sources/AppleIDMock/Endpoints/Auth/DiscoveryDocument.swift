@@ -1,3 +1,6 @@
+import Foundation
+import NIOCore
+
 /// Apple's `/.well-known/openid-configuration`, field for field (reference §5), with the endpoint
 /// URLs on this server. The issuer stays `https://appleid.apple.com`: tokens are checked against it.
 struct DiscoveryDocument: Encodable, Sendable {
@@ -24,8 +27,32 @@ struct DiscoveryDocument: Encodable, Sendable {
         jwksUri = baseURL + "/auth/keys"
     }
 
-    /// The JSON names of the fields.
-    private enum CodingKeys: String, CodingKey {
+    /// The document as Apple sends it: compact JSON with the fields in Apple's order (§5), not
+    /// sorted as the mock's other JSON is.
+    var encoded: ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let fields: [(CodingKeys, any Encodable)] = [
+            (.issuer, issuer), (.authorizationEndpoint, authorizationEndpoint), (.tokenEndpoint, tokenEndpoint),
+            (.revocationEndpoint, revocationEndpoint), (.jwksUri, jwksUri),
+            (.responseTypesSupported, responseTypesSupported), (.responseModesSupported, responseModesSupported),
+            (.subjectTypesSupported, subjectTypesSupported),
+            (.idTokenSigningAlgValuesSupported, idTokenSigningAlgValuesSupported), (.scopesSupported, scopesSupported),
+            (.tokenEndpointAuthMethodsSupported, tokenEndpointAuthMethodsSupported),
+            (.claimsSupported, claimsSupported),
+        ]
+        var buffer = ByteBuffer(string: "{")
+        for (position, (key, value)) in fields.enumerated() {
+            if position > 0 { buffer.writeString(",") }
+            buffer.writeString("\"\(key.rawValue)\":")
+            buffer.writeBytes((try? encoder.encode(value)) ?? Data("null".utf8))
+        }
+        buffer.writeString("}")
+        return buffer
+    }
+
+    /// The JSON names of the fields, in Apple's order.
+    enum CodingKeys: String, CodingKey {
         case issuer
         case authorizationEndpoint = "authorization_endpoint"
         case tokenEndpoint = "token_endpoint"

@@ -11,13 +11,20 @@ struct KeysController: Sendable {
         self.services = services
     }
 
+    /// `GET` and, as `GET` without the body, `HEAD` (what uptime checks and some caches send).
     func addRoutes(to router: Router<MockRequestContext>) {
         router.get("/auth/keys") { _, context in await self.keys(context) }
-        router.get("/.well-known/openid-configuration") { request, _ in
-            let baseURL = self.services.baseURL(for: request)
-            return Responses.appleJSON(
-                body: self.discovery.value(for: baseURL) { Responses.encodedJSON(DiscoveryDocument(baseURL: baseURL)) })
+        router.head("/auth/keys") { _, context in await self.keys(context).createHeadResponse() }
+        router.get("/.well-known/openid-configuration") { request, _ in self.discovery(request) }
+        router.head("/.well-known/openid-configuration") { request, _ in
+            self.discovery(request).createHeadResponse()
         }
+    }
+
+    /// The discovery document for the base URL the request reached (or the configured one).
+    private func discovery(_ request: Request) -> Response {
+        let baseURL = services.baseURL(for: request)
+        return Responses.appleJSON(body: discovery.value(for: baseURL) { DiscoveryDocument(baseURL: baseURL).encoded })
     }
 
     /// The keys published at the mock's current instant, shuffled per response as Apple's are

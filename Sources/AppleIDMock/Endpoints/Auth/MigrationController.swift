@@ -28,38 +28,45 @@ struct MigrationController: Sendable {
 
     private func migrate(_ request: Request, _ context: MockRequestContext) async -> Response {
         do {
-            let active = try await services.active(context)
-            let form = try await RequestReading.tokenForm(request, context: context, settings: active.world.settings)
+            let settings = try await services.active(context).world.settings
+            let form = try await RequestReading.tokenForm(request, context: context, settings: settings)
             guard let bearer = RequestReading.bearerToken(request) else {
                 throw OAuthError.invalidRequest("Authorization: Bearer <access token> is missing")
             }
-            let (client, team) = try await services.authenticate(form, in: active)
-            let sub = try form.field("sub")
-            let target = try form.field("target")
-            let transferSub = try form.field("transfer_sub")
-            let now = active.now
-            let answer = try await services.state.withSession(active) { session, world in
-                _ = try await session.migrationBearer(bearer, clientId: client.id, teamId: team, now: now)
-                let answer: Answer
-                switch (sub, target, transferSub) {
-                case (let sub?, let target?, nil):
-                    answer = try await Self.transferSubject(
-                        sub: sub, target: target, client: client, team: team, world: world, session: session, now: now)
-                case (nil, nil, let transferSub?):
-                    answer = try await Self.recipientSubject(
-                        transferSub: transferSub, client: client, team: team, world: world, session: session, now: now)
-                default:
-                    throw OAuthError.invalidRequest(
-                        "send either sub and target (sending team) or transfer_sub (recipient team)")
-                }
-                // A user access token is single use, once the call succeeds.
-                try await session.spendForMigration(bearer, now: now)
-                return answer
+            return try await services.rerunningAfterResets(context) { active in
+                try await migrate(form, bearer: bearer, active: active)
             }
-            return Responses.appleJSON(answer)
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "usermigrationinfo"))
         }
+    }
+
+    /// The call in the state `active`: client, bearer and parameters checked, then the answer.
+    private func migrate(_ form: FormParameters, bearer: String, active: ActiveScenario) async throws -> Response {
+        let (client, team) = try await services.authenticate(form, in: active)
+        let sub = try form.field("sub")
+        let target = try form.field("target")
+        let transferSub = try form.field("transfer_sub")
+        let now = active.now
+        let answer = try await services.state.withSession(active) { session, world in
+            _ = try await session.migrationBearer(bearer, clientId: client.id, teamId: team, now: now)
+            let answer: Answer
+            switch (sub, target, transferSub) {
+            case (let sub?, let target?, nil):
+                answer = try await Self.transferSubject(
+                    sub: sub, target: target, client: client, team: team, world: world, session: session, now: now)
+            case (nil, nil, let transferSub?):
+                answer = try await Self.recipientSubject(
+                    transferSub: transferSub, client: client, team: team, world: world, session: session, now: now)
+            default:
+                throw OAuthError.invalidRequest(
+                    "send either sub and target (sending team) or transfer_sub (recipient team)")
+            }
+            // A user access token is single use, once the call succeeds.
+            try await session.spendForMigration(bearer, now: now)
+            return answer
+        }
+        return Responses.appleJSON(answer)
     }
 
     /// Step 1: the sending team's `sub` → the `transfer_sub` for `target`. Allowed before the transfer

@@ -12,43 +12,71 @@ struct RevokeController: Sendable {
 
     private func revoke(_ request: Request, _ context: MockRequestContext) async -> Response {
         do {
-            let active = try await services.active(context)
-            let form: FormParameters
-            if RequestReading.isForm(request) {
-                // The query only fills in what the body lacks; a malformed query does not spoil a good body.
-                let query = (try? RequestReading.query(request, context: context)) ?? FormParameters(pairs: [])
-                form = try await RequestReading.bodyForm(request, context: context).merging(fallback: query)
-            } else if try await RequestReading.bodyText(request).isEmpty, let query = request.uri.query, !query.isEmpty
-            {
-                form = try RequestReading.query(request)  // tolerated: parameters in the query string only
-            } else {
-                throw OAuthError(
-                    active.world.settings.wrongContentTypeError.rawValue,
-                    reason: "Content-Type must be application/x-www-form-urlencoded")
+            let settings = try await services.active(context).world.settings
+            let form = try await Self.form(request, context, settings: settings)
+            return try await services.rerunningAfterResets(context) { active in
+                try await revoke(form, active: active)
             }
-            let client = try await services.authenticateClient(form, in: active)
-            guard let token = try form.field("token") else { throw OAuthError.invalidRequest("token is missing") }
-            let hint = try form.field("token_type_hint")
-            let now = active.now
-            let state = services.state
-            let revokedUser = try await state.withSession(active) { session, world in
-                let revoked = try await session.revoke(token: token, clientId: client.id, hint: hint, now: now)
-                if let revoked, world.settings.notifyOnRevokeEndpoint, let user = world.users[revoked] {
-                    // `notifyOnRevokeEndpoint`: whether Apple sends consent-revoked here is not confirmed.
-                    let draft = NotificationDraft(
-                        appGroupId: client.appGroupId, kind: .consentRevoked,
-                        sub: world.subject(of: user, teamId: client.teamId), email: nil, eventTime: now)
-                    try await state.emit([draft], in: session, active: active)
-                }
-                return revoked
-            }
-            JournalDraft.current?.note(userKey: revokedUser)
-            services.logger.info(
-                "revoke",
-                metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revokedUser != nil)])
-            return Responses.emptyOK()
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "revoke"))
+        }
+    }
+
+    /// The request's parameters: a form body (filled in from the query), or the query alone.
+    private static func form(_ request: Request, _ context: MockRequestContext, settings: MockSettings) async throws
+        -> FormParameters
+    {
+        if RequestReading.isForm(request) {
+            // The query only fills in what the body lacks; a malformed query does not spoil a good body.
+            let query = (try? RequestReading.query(request, context: context)) ?? FormParameters(pairs: [])
+            return try await RequestReading.bodyForm(request, context: context).merging(fallback: query)
+        } else if try await RequestReading.bodyText(request).isEmpty, let query = request.uri.query, !query.isEmpty {
+            return try RequestReading.query(request)  // tolerated: parameters in the query string only
+        }
+        throw OAuthError(
+            settings.wrongContentTypeError.rawValue, reason: "Content-Type must be application/x-www-form-urlencoded")
+    }
+
+    private func revoke(_ form: FormParameters, active: ActiveScenario) async throws -> Response {
+        let client = try await services.authenticateClient(form, in: active)
+        guard let (token, hint) = try Self.token(in: form, settings: active.world.settings) else {
+            services.logger.notice(
+                "revoke with refresh_token= instead of token= ignored (revokeRefreshTokenParameter: ignore)",
+                metadata: ["idp.client_id": .string(client.id)])
+            return Responses.emptyOK()
+        }
+        let now = active.now
+        let state = services.state
+        let revokedUser = try await state.withSession(active) { session, world in
+            let revoked = try await session.revoke(token: token, clientId: client.id, hint: hint, now: now)
+            if let revoked, world.settings.notifyOnRevokeEndpoint, let user = world.users[revoked] {
+                // `notifyOnRevokeEndpoint`: whether Apple sends consent-revoked here is not confirmed.
+                let draft = NotificationDraft(
+                    appGroupId: client.appGroupId, kind: .consentRevoked,
+                    sub: world.subject(of: user, teamId: client.teamId), email: nil, eventTime: now)
+                try await state.emit([draft], in: session, active: active)
+            }
+            return revoked
+        }
+        JournalDraft.current?.note(userKey: revokedUser)
+        services.logger.info(
+            "revoke",
+            metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revokedUser != nil)])
+        return Responses.emptyOK()
+    }
+
+    /// The token to revoke and its hint: `token=`, or else, as the `revokeRefreshTokenParameter`
+    /// setting says, a `refresh_token=` some libraries send instead (`nil`: answer 200, revoke nothing).
+    private static func token(in form: FormParameters, settings: MockSettings) throws(OAuthError) -> (
+        String, String?
+    )? {
+        if let token = try form.field("token") { return (token, try form.field("token_type_hint")) }
+        guard let misnamed = try form.field("refresh_token") else { throw .invalidRequest("token is missing") }
+        switch settings.revokeRefreshTokenParameter {
+        case .refuse:
+            throw .invalidRequest("token is missing (the request sent refresh_token=, which Apple documents as token=)")
+        case .ignore: return nil
+        case .accept: return (misnamed, "refresh_token")
         }
     }
 }

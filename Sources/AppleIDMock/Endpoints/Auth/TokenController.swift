@@ -13,16 +13,17 @@ struct TokenController: Sendable {
 
     private func token(_ request: Request, _ context: MockRequestContext) async -> Response {
         do {
-            return try await exchange(request, context: context, active: try await services.active(context))
+            let settings = try await services.active(context).world.settings
+            let form = try await RequestReading.tokenForm(request, context: context, settings: settings)
+            return try await services.rerunningAfterResets(context) { active in
+                try await exchange(form, active: active)
+            }
         } catch {
             return Responses.oauthError(services.refusal(error, endpoint: "token"))
         }
     }
 
-    private func exchange(_ request: Request, context: MockRequestContext, active: ActiveScenario) async throws
-        -> Response
-    {
-        let form = try await RequestReading.tokenForm(request, context: context, settings: active.world.settings)
+    private func exchange(_ form: FormParameters, active: ActiveScenario) async throws -> Response {
         let grantType = try form.field("grant_type")
         guard let grantType, ["authorization_code", "refresh_token", "client_credentials"].contains(grantType) else {
             throw OAuthError("unsupported_grant_type", reason: "grant_type \"\(grantType ?? "")\" is not supported")

@@ -100,9 +100,65 @@ export function describe(error) {
   return error?.message || String(error);
 }
 
+/** The last result shown beside each control, by its `data-focus` key, so that a note survives
+ *  the table around it being rebuilt. */
+const notes = new Map();
+
+/** Shows `message` right beside `control` (after it, in the same container), replacing the note
+ *  an earlier action left there. */
+export function noteBeside(control, message, ok = true) {
+  if (!control) return;
+  const key = control.dataset.focus || control.id;
+  if (key) notes.set(key, { message, ok });
+  placeNote(control, message, ok);
+}
+
+function placeNote(control, message, ok) {
+  const key = control.dataset.focus || control.id || "";
+  let note = control.parentElement?.querySelector(`:scope > .note[data-note-for="${CSS.escape(key)}"]`);
+  if (!note) {
+    note = h("span", { class: "note", "data-note-for": key });
+    control.after(note);
+  }
+  note.textContent = message;
+  note.classList.toggle("error", !ok);
+  note.classList.toggle("ok", ok);
+}
+
+/** Puts back the notes of the controls inside `container` after it was rebuilt. */
+export function restoreNotes(container) {
+  for (const control of container.querySelectorAll("[data-focus]")) {
+    const note = notes.get(control.dataset.focus);
+    if (note) placeNote(control, note.message, note.ok);
+  }
+}
+
+const confirmDialog = () => document.getElementById("confirm-dialog");
+
+/**
+ * Asks before a destructive action: a modal that says what will happen (`effects`, one line
+ * each) and who will be notified (`notified`), with `action` on the button that goes ahead.
+ * Resolves true when confirmed, false when cancelled (Cancel, Escape).
+ */
+export function confirmAction({ title, effects = [], notified, action }) {
+  const dialog = confirmDialog();
+  if (!dialog) return Promise.resolve(true);
+  document.getElementById("confirm-title").textContent = title;
+  document.getElementById("confirm-effects").replaceChildren(...effects.map((line) => h("li", {}, line)));
+  document.getElementById("confirm-notified").textContent = notified || "";
+  const yes = document.getElementById("confirm-yes");
+  yes.textContent = action;
+  return new Promise((resolve) => {
+    dialog.returnValue = "";
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "confirm"), { once: true });
+    dialog.showModal();
+    document.getElementById("confirm-no").focus();
+  });
+}
+
 /**
  * Runs an action for `section`: disables `button` while it runs, then reports `success(result)` or
- * the error. `problems` (an element, or a function given the error or `null`) shows the error's
+ * the error, in the section's result line and beside `button`. `problems` (an element, or a function given the error or `null`) shows the error's
  * problems and clears them on success. A 401 asks for the admin token (the `needs-token` event).
  * Resolves with the result, or `undefined` when it failed.
  */
@@ -112,13 +168,16 @@ export async function act(section, button, action, success, problems) {
   try {
     const result = await action();
     showing?.(null);
-    report(section, typeof success === "function" ? success(result) : success, true);
+    const message = typeof success === "function" ? success(result) : success;
+    report(section, message, true);
+    noteBeside(button, message, true);
     return result;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       document.dispatchEvent(new CustomEvent("needs-token", { detail: error.message }));
     }
     report(section, describe(error), false);
+    noteBeside(button, describe(error), false);
     showing?.(error);
     return undefined;
   } finally {
@@ -133,6 +192,7 @@ export function fillTable(container, key, build) {
   if (container.dataset.key === key) return false;
   container.dataset.key = key;
   keepFocus(container, () => container.replaceChildren(...build()));
+  restoreNotes(container);
   const table = container.closest("table");
   for (const each of table ? [table] : container.querySelectorAll("table")) labelCells(each);
   return true;

@@ -13,7 +13,10 @@ import { createScenario } from "./scenario.js";
 import { createSettings } from "./settings.js";
 import { createUsers } from "./users.js";
 
-const ctx = { scenario: null, refreshAll, sessionCleared: () => sections.users.forgetDevice() };
+const ctx = {
+  scenario: null, users: null, refreshAll,
+  sessionCleared: () => { sections.users.forgetDevice(); },
+};
 const sections = {
   scenario: createScenario(ctx),
   users: createUsers(ctx),

@@ -2,7 +2,26 @@
 // their JSON paths), and the app groups with their clients and transfers.
 
 import { api } from "./api.js";
-import { act, fillTable, h, time } from "./dom.js";
+import { act, confirmAction, fillTable, h, time } from "./dom.js";
+
+/** The standing consents the users view shows, as "user in group". */
+function liveConsents(users) {
+  return (users ?? []).flatMap((user) => user.appGroups.filter((g) => g.consent?.status === "authorized")
+    .map((g) => `${user.key} in ${g.appGroupId}`));
+}
+
+/** What a reset or switch clears, and that Apple notifies nobody of it. */
+function sessionEffects(users) {
+  const live = liveConsents(users);
+  return [
+    live.length
+      ? `${live.length} standing consent${live.length > 1 ? "s" : ""} end${live.length > 1 ? "" : "s"} (${live.join(", ")}): their refresh tokens and codes stop working (invalid_grant), and the next sign-in is a first one.`
+      : "No consent is standing; codes and tokens still in use stop working (invalid_grant).",
+    "Events, the notification outbox and transfers are cleared; deliveries under way are cut short.",
+  ];
+}
+
+const NOBODY = "Nobody is notified: a reset is the mock's own, Apple sends no notification for it.";
 
 export function createScenario(ctx) {
   const $ = (id) => document.getElementById(id);
@@ -13,7 +32,17 @@ export function createScenario(ctx) {
   $("scenario-switch").addEventListener("submit", async (event) => {
     event.preventDefault();
     const name = choice.value;
-    const done = await act("scenario", event.submitter, () => api("PUT", "/__admin/scenario", { name }),
+    const submitter = event.submitter;
+    if (liveConsents(ctx.users).length > 0) {
+      const confirmed = await confirmAction({
+        title: `Switch to "${name}"?`,
+        effects: [...sessionEffects(ctx.users), "Settings patched at run time and fault rules belong to the scenario left behind."],
+        notified: NOBODY.replace("a reset", "a switch"),
+        action: "Switch scenario",
+      });
+      if (!confirmed) return;
+    }
+    const done = await act("scenario", submitter, () => api("PUT", "/__admin/scenario", { name }),
       `Switched to "${name}": consents, codes, tokens, events and notifications were cleared.`);
     if (done) {
       ctx.sessionCleared();
@@ -23,7 +52,15 @@ export function createScenario(ctx) {
 
   $("scenario-reset").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const done = await act("scenario", event.submitter, () => api("POST", "/__admin/reset"),
+    const submitter = event.submitter;
+    const confirmed = await confirmAction({
+      title: "Reset the session?",
+      effects: [...sessionEffects(ctx.users), "Fault rules are cleared; settings, the clock, keys and the journal stay."],
+      notified: NOBODY,
+      action: "Reset",
+    });
+    if (!confirmed) return;
+    const done = await act("scenario", submitter, () => api("POST", "/__admin/reset"),
       "Session reset: consents, codes, tokens, events, notifications and fault rules were cleared.");
     if (done) {
       ctx.sessionCleared();

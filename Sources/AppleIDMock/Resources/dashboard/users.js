@@ -3,7 +3,7 @@
 // act as the user would (revoke, delete the account, relay off/on, sign in on a device).
 
 import { api } from "./api.js";
-import { act, fillTable, h, time } from "./dom.js";
+import { act, confirmAction, fillTable, h, time } from "./dom.js";
 
 const STATUS_NAMES = { 0: "unsupported", 1: "unknown", 2: "likely real" };
 
@@ -27,13 +27,61 @@ export function createUsers(ctx) {
     h("label", { class: "check" }, h("input", { type: "checkbox", id: "device-scope-email", checked: true }), " email"));
   list.before(scopeChoice);
 
-  async function lifecycle(button, body, describeDone) {
+  async function lifecycle(button, body, describeDone, nobodyNotified = " No app group had a standing consent to notify.") {
     const done = await act("users", button, () => api("POST", "/__admin/events", body), (entry) => {
       const sent = entry.notificationIds?.length || 0;
-      const notes = sent ? ` ${sent} notification${sent > 1 ? "s" : ""} queued.` : " No app group had a standing consent to notify.";
+      const notes = sent ? ` ${sent} notification${sent > 1 ? "s" : ""} queued.` : nobodyNotified;
       return entry.outcome === "applied" ? describeDone + notes : `${describeDone}: ${entry.outcome}`;
     });
     if (done) await ctx.refreshAll();
+  }
+
+  /** The app group `id` of the scenario, with its notification URL. */
+  const scenarioGroup = (id) => ctx.scenario?.appGroups.find((g) => g.id === id);
+
+  /** Who a notification for `groupIds` reaches: each group's URL, or that it has none. */
+  function recipients(groupIds) {
+    return groupIds.map((id) => {
+      const url = scenarioGroup(id)?.notificationUrl;
+      return url ? `${id} at ${url}` : `${id} (no notification URL: nothing is sent)`;
+    }).join("; ");
+  }
+
+  /** How to have a user's deletion notify someone: sign them in first. */
+  const howToNotify = (user) => `To have a notification sent, sign ${user.key} in first: "Sign in on a device" below, or through the web flow (/auth/authorize with a Services ID), then delete.`;
+
+  async function deleteAccount(button, user) {
+    const standing = user.appGroups.filter((g) => g.consent?.status === "authorized").map((g) => g.appGroupId);
+    const confirmed = await confirmAction({
+      title: `Delete ${user.key}'s Apple Account?`,
+      effects: [
+        "Every consent of this user ends: refresh tokens and codes stop working (invalid_grant).",
+        "Relay forwarding stops, and the user cannot sign in again in this session.",
+        "App groups the user never authorized stay notFound.",
+      ],
+      notified: standing.length
+        ? `An account-delete notification goes to ${recipients(standing)}.`
+        : `Nobody is notified: ${user.key} never signed in to any app group (no standing consent). ${howToNotify(user)}`,
+      action: "Delete account",
+    });
+    if (!confirmed) return;
+    await lifecycle(button, { type: "account-delete", user: user.key }, `Deleted ${user.key}'s Apple Account.`,
+      ` Nobody was notified: ${user.key} had never signed in to any app group. ${howToNotify(user)}`);
+  }
+
+  async function revokeConsent(button, user, group) {
+    const confirmed = await confirmAction({
+      title: `Revoke ${user.key}'s consent for ${group.appGroupId}?`,
+      effects: [
+        "The user's refresh tokens and codes for this app group stop working (invalid_grant).",
+        "The next sign-in is a first one again: the name and email are sent once more.",
+      ],
+      notified: `A consent-revoked notification goes to ${recipients([group.appGroupId])}.`,
+      action: "Revoke consent",
+    });
+    if (!confirmed) return;
+    await lifecycle(button, { type: "consent-revoked", user: user.key, appGroup: group.appGroupId },
+      `Revoked ${user.key}'s consent for ${group.appGroupId}.`);
   }
 
   async function signInOnDevice(button, user, group) {
@@ -80,10 +128,10 @@ export function createUsers(ctx) {
     const signIn = h("button", { type: "button", disabled: user.accountDeleted, "aria-label": `Sign in on a device: ${label}`, "data-focus": `signin:${label}` }, "Sign in on a device");
     signIn.addEventListener("click", () => signInOnDevice(signIn, user, group));
     actions.append(signIn);
-    if (consent?.status === "authorized") {
-      const revoke = h("button", { type: "button", class: "danger", "aria-label": `Revoke consent: ${label}`, "data-focus": `revoke:${label}` }, "Revoke consent");
-      revoke.addEventListener("click", () => lifecycle(revoke, { type: "consent-revoked", user: user.key, appGroup: group.appGroupId },
-        `Revoked ${user.key}'s consent for ${group.appGroupId}.`));
+    // Kept (disabled) once revoked, so that the result of revoking stays beside it.
+    if (consent) {
+      const revoke = h("button", { type: "button", class: "danger", disabled: consent.status !== "authorized", "aria-label": `Revoke consent: ${label}`, "data-focus": `revoke:${label}` }, "Revoke consent");
+      revoke.addEventListener("click", () => revokeConsent(revoke, user, group));
       actions.append(revoke);
     }
     if (group.relayForwarding !== undefined && group.relayForwarding !== null && consent?.status === "authorized" && !user.accountDeleted) {
@@ -112,14 +160,14 @@ export function createUsers(ctx) {
   function userCard(user) {
     const name = [user.name?.firstName, user.name?.lastName].filter(Boolean).join(" ");
     const remove = h("button", { type: "button", class: "danger", disabled: user.accountDeleted, "aria-label": `Delete account: ${user.key}`, "data-focus": `delete:${user.key}` }, "Delete account");
-    remove.addEventListener("click", () => lifecycle(remove, { type: "account-delete", user: user.key }, `Deleted ${user.key}'s Apple Account.`));
+    remove.addEventListener("click", () => deleteAccount(remove, user));
     return h("article", { class: "user card", "aria-labelledby": `user-${user.key}`, "data-user": user.key },
       h("header", { class: "user-head" },
         h("div", {},
           h("h3", { id: `user-${user.key}` }, user.key, user.accountDeleted ? h("span", { class: "badge revoked", text: "account deleted" }) : ""),
           h("p", { class: "muted" }, [name || "no name", user.email || "no email", `real_user_status ${user.realUserStatus} (${STATUS_NAMES[user.realUserStatus] ?? "?"})`,
             user.hideEmail ? "hides email by default" : "shares email by default", user.managedAccount ? "managed account" : ""].filter(Boolean).join(" · "))),
-        remove),
+        h("div", { class: "inline tight" }, remove)),
       h("details", { "data-user-details": user.key, open: openDetails.has(user.key) },
         h("summary", { text: "Identifiers per team" }),
         h("ul", { class: "plain" }, user.identities.map((identity) => h("li", {}, h("strong", { text: identity.teamId }), " sub ", h("code", { class: "wrap", text: identity.sub }), " · relay ", h("code", { class: "wrap", text: identity.relayEmail }))))),
@@ -132,6 +180,7 @@ export function createUsers(ctx) {
 
   async function refresh() {
     const view = await api("GET", "/__admin/users");
+    ctx.users = view.users;
     fillTable(list, JSON.stringify(view.users), () => {
       openDetails = new Set([...list.querySelectorAll("details[open]")].map((d) => d.dataset.userDetails));
       return view.users.map(userCard);

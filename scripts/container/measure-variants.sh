@@ -30,7 +30,15 @@ measure() { # measure NAME TAG BASE
     t0=$(date +%s%3N)
     podman run -d --name "measure-$name" -p 127.0.0.1::8080 "$tag" >/dev/null 2>&1
     port=$(podman port "measure-$name" 8080/tcp | sed 's/.*://')
-    until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health")" = 200 ]; do sleep 0.01; done
+    until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health")" = 200 ]; do
+        if [ $(($(date +%s%3N) - t0)) -gt 10000 ]; then
+            podman logs "measure-$name" | tail -n 20
+            podman rm -f -t 0 "measure-$name" >/dev/null 2>&1
+            echo "$name: no answer from /health within 10 s" >&2
+            return 1
+        fi
+        sleep 0.01
+    done
     first=$(($(date +%s%3N) - t0))
     sleep 2
     rss=$(podman exec "measure-$name" sh -c "awk '/^VmRSS:/ {print \$2}' /proc/1/status")

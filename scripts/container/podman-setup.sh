@@ -4,7 +4,10 @@
 # for this kind of sandbox:
 #   - default_ulimits = []: the sandbox refuses the nofile rlimit podman sets by default;
 #   - runtime = "runc" where the cgroup hierarchy is hybrid (v1 with a v2 "unified" mount),
-#     which crun refuses ("cgroups in hybrid mode not supported").
+#     which crun refuses ("cgroups in hybrid mode not supported");
+#   - base_hosts_file = "none": containers do not inherit the machine's /etc/hosts, as with
+#     Docker. Otherwise a hosts entry for appleid.apple.com on the machine (.ci/run adds one)
+#     would win over the compose network's alias of docker-compose.apple-alias.yml.
 # Settings already in the file are left as they are. Safe to run again.
 set -euo pipefail
 
@@ -33,6 +36,7 @@ set_default() {
     fi
 }
 set_default containers default_ulimits '[]'
+set_default containers base_hosts_file '"none"'
 if [ -d /sys/fs/cgroup/unified ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
     set_default engine runtime '"runc"'
 fi

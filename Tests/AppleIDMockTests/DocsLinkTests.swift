@@ -26,10 +26,13 @@ struct DocsLinkTests {
         let folder = (page as NSString).deletingLastPathComponent
         for target in Self.links(in: text) where !target.contains("://") && !target.hasPrefix("mailto:") {
             let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-            let path = parts[0].isEmpty ? page : ((folder as NSString).appendingPathComponent(String(parts[0])) as NSString).standardizingPath
+            let path =
+                parts[0].isEmpty
+                ? page : ((folder as NSString).appendingPathComponent(String(parts[0])) as NSString).standardizingPath
             let full = Fixture.root + "/" + path
             #expect(FileManager.default.fileExists(atPath: full), "\(page): \(target) names no file")
-            guard parts.count == 2, path.hasSuffix(".md"), let linked = try? String(contentsOfFile: full, encoding: .utf8)
+            guard parts.count == 2, path.hasSuffix(".md"),
+                let linked = try? String(contentsOfFile: full, encoding: .utf8)
             else { continue }
             #expect(Self.anchors(of: linked).contains(String(parts[1])), "\(page): \(target) names no heading")
         }

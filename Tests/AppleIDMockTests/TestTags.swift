@@ -1,0 +1,8 @@
+import Testing
+
+extension Tag {
+    /// Suites that start the server (or a browser, PostgreSQL, Python) as another process: slower,
+    /// and the ones a busy machine can disturb. CI runs them as a step of their own, after the fast
+    /// in-process suites (`.ci/run`).
+    @Tag static var live: Self
+}

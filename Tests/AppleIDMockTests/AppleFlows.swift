@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
+@testable import HummingbirdTesting
 import NIOCore
 
 @testable import AppleIDMock

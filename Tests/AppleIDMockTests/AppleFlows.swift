@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
-@testable import HummingbirdTesting
 import NIOCore
 
 @testable import AppleIDMock
+@testable import HummingbirdTesting
 
 // The one set of client helpers the suites use to call Apple's endpoints (sign in, exchange a code,
 // refresh), written once over HummingbirdTesting's `TestClientProtocol`. Three transports conform:

@@ -114,9 +114,14 @@ struct ControlPlaneLiveTests {
             let app = try await buildApplication(configuration: Fixture.configuration())
             try await app.test(.live) { mock in
                 let live = LiveClient(baseURL: "http://127.0.0.1:\(try #require(mock.port))")
+                // A long attempt timeout: on a loaded machine the receiver (in this process) may take
+                // seconds to answer, which the default 5 s turned into a third, timed-out attempt.
                 _ = try await live.activateScenario(
                     notifying: "http://127.0.0.1:\(port)/notify",
-                    settings: #"{"notificationRetryInitialMilliseconds": 20, "notificationRetryMaxMilliseconds": 100}"#)
+                    settings: """
+                        {"notificationRetryInitialMilliseconds": 20, "notificationRetryMaxMilliseconds": 100,
+                         "notificationTimeoutMilliseconds": 60000}
+                        """)
                 _ = try await live.json(
                     "/__admin/faults",
                     #"{"endpoint":"notifications","clientId":"com.example.app","drop":true,"times":1}"#)

@@ -95,7 +95,7 @@ struct PostgresReplicaLiveTests {
                 // out the retry delay from now, then queue a marker and wait for it: once it arrived,
                 // a second delivery of any of the ten had its turn.
                 try await QuietWindow.wait(until: Date().addingTimeInterval(try await a.client.firstRetryDelay()))
-                let marker = try await a.client.queueMarker(user: "sam")
+                let marker = try await a.client.queueMarker()
                 #expect(await inbox.waitForArrivals(of: marker, seconds: 10), "the marker arrives")
                 #expect(
                     await inbox.arrivalCounts().filter { $0.key != marker }

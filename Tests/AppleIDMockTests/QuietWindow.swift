@@ -27,11 +27,13 @@ extension LiveClient {
         Double(try await setting("notificationRetryInitialMilliseconds")) / 1000
     }
 
-    /// Signs `user` in natively and queues an account-delete notification for them: a marker whose
-    /// arrival shows that the deliveries due before it had their turn. Returns its id.
-    func queueMarker(user: String = "maria") async throws -> String {
-        #expect(try await nativeAuthorize(user).status == 200)
-        return try await json("/__admin/events", #"{"type":"account-delete","user":"\#(user)"}"#).notificationId()
+    /// Signs `sam` in natively and queues a consent-revoked notification for app group `example`
+    /// (which leaves the account as it was): a marker whose arrival shows that the deliveries due
+    /// before it had their turn. Returns its id.
+    func queueMarker() async throws -> String {
+        #expect(try await nativeAuthorize("sam").status == 200)
+        return try await json("/__admin/events", #"{"type":"consent-revoked","user":"sam","appGroup":"example"}"#)
+            .notificationId()
     }
 }
 

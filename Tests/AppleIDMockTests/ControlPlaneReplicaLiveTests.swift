@@ -5,7 +5,7 @@ import Testing
 
 /// The control plane on two replicas sharing PostgreSQL, and across a restart on SQLite: fault
 /// counts, rotated keys and the journal are the same whichever replica a call reaches.
-@Suite("Control plane on durable stores", .timeLimit(.minutes(1)), .tags(.live))
+@Suite("Control plane on durable stores", .timeLimit(.minutes(3)), .tags(.live))
 struct ControlPlaneReplicaLiveTests {
     @Test(
         "replicas: 'the next 4 token calls' means 4 across both; a rotation and a cleared journal hold on both",

@@ -4,7 +4,7 @@ import Testing
 /// The shell walkthroughs of the README and `docs/`, run as they are written against a real server:
 /// each page's `sh` blocks in one bash session (`set -eu`), with `BASE` pointed at the server and
 /// `swift run -q apple-id-mock` at the built command. If a page's commands stop working, this fails.
-@Suite("Walkthroughs of the README and docs/, run as written", .timeLimit(.minutes(2)), .tags(.live))
+@Suite("Walkthroughs of the README and docs/, run as written", .timeLimit(.minutes(4)), .tags(.live))
 struct DocsCommandsLiveTests {
     /// One walkthrough: `sh` blocks of pages, run in order in one session against one server
     /// (started with `arguments`), and what their output shows.

@@ -82,7 +82,7 @@ struct JournalWriteOrderTests {
 
     /// Checks `condition` until it holds, for 5 s at most.
     private static func until(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(5 * Waiting.patience)
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(1))

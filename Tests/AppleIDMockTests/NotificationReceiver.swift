@@ -68,7 +68,7 @@ actor NotificationInbox {
 
     /// Waits (up to `seconds`) until `count` payloads arrived.
     func waitFor(_ count: Int, seconds: Double = 10) async -> [String] {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = Date().addingTimeInterval(seconds * Waiting.patience)
         while payloads.count < count && Date() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -77,7 +77,7 @@ actor NotificationInbox {
 
     /// Waits (up to `seconds`) until `count` requests arrived, whatever they were answered.
     func waitForArrivals(_ count: Int, seconds: Double = 10) async -> [Arrival] {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = Date().addingTimeInterval(seconds * Waiting.patience)
         while arrivals.count < count && Date() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }

@@ -7,7 +7,7 @@ import Testing
 /// A PostgreSQL that goes away while the mock serves, and comes back: `/auth/*` and the control plane
 /// answer 503 naming the cause (at once, not after a wait per request), nothing is lost, and service
 /// resumes by itself. Runs its own throwaway cluster, which it stops and resumes.
-@Suite("PostgreSQL outage while serving", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(2)), .tags(.live))
+@Suite("PostgreSQL outage while serving", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(4)), .tags(.live))
 struct PostgresOutageLiveTests {
     /// Runs `scripts/postgres-test-cluster.sh COMMAND DIR` and returns its stdout. Spawned and
     /// waited for directly: the PostgreSQL server the script leaves running keeps Foundation's

@@ -8,7 +8,7 @@ import Testing
 /// they share codes, settings, the clock and the scenario, redeem a code exactly once however many
 /// race for it, deliver each notification exactly once, take over a delivery the other died in, and
 /// a reset through one cuts short the other's delivery.
-@Suite("PostgreSQL replicas", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(1)), .tags(.live))
+@Suite("PostgreSQL replicas", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(3)), .tags(.live))
 struct PostgresReplicaLiveTests {
     /// Starts two replicas on `url` at once, so that both create the tables at the same time.
     static func startPair(_ children: ChildServers, url: String) async throws -> (ServerProcess, ServerProcess) {
@@ -149,8 +149,10 @@ struct PostgresReplicaLiveTests {
                 // has reached the receiver over a second after its claim), and soon after it.
                 let afterPosting = arrivals[1].at.timeIntervalSince(posted)
                 #expect(afterPosting >= lease - 0.25, "taken over \(afterPosting) s after the event was posted")
+                // And at that lease's end, not a later one's (B looks for due work every 50 ms, but on a
+                // loaded machine its next look may come seconds late).
                 let gap = arrivals[1].at.timeIntervalSince(first.at)
-                #expect(gap < lease + 3, "taken over \(gap) s after the first attempt")
+                #expect(gap < 2 * lease, "taken over \(gap) s after the first attempt")
                 // B records its attempt once the receiver has answered, a moment after the arrival.
                 #expect(
                     try await Waiting.until(seconds: 5) {

@@ -40,7 +40,7 @@ extension LiveClient {
 extension NotificationInbox {
     /// Waits until `count` requests for the notification `jti` arrived; `seconds` is the deadline.
     func waitForArrivals(of jti: String, count: Int = 1, seconds: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = Date().addingTimeInterval(seconds * Waiting.patience)
         while arrivals.filter({ $0.jti == jti }).count < count && Date() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }

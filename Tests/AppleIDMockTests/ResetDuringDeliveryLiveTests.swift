@@ -4,7 +4,7 @@ import Testing
 /// A reset while notifications are being delivered, against a real server process: the outbox is
 /// emptied and nothing produced before the reset reaches the receiver after the reset answered,
 /// whether the delivery was waiting to retry or hanging on the receiver.
-@Suite("Reset during a delivery", .timeLimit(.minutes(1)), .tags(.live))
+@Suite("Reset during a delivery", .timeLimit(.minutes(3)), .tags(.live))
 struct ResetDuringDeliveryLiveTests {
     static let accountDelete = #"{"type":"account-delete","user":"maria"}"#
 

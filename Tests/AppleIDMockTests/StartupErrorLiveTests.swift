@@ -5,13 +5,14 @@ import Testing
 
 /// `apple-id-mock serve` with a state store it cannot open: it exits non-zero at once with one line
 /// on stderr naming the store (any password masked) and the cause.
-@Suite("Start-up errors of the state store", .timeLimit(.minutes(1)), .tags(.live))
+@Suite("Start-up errors of the state store", .timeLimit(.minutes(3)), .tags(.live))
 struct StartupErrorLiveTests {
     static let unreachable = "postgres://mock:secretpw@127.0.0.1:1/db"
 
     /// Checks that `finished` is a refusal in one line that names `location` and says `cause`, and
-    /// that it came at once: within 5 s, or on a loaded machine within three times what
-    /// `apple-id-mock validate` (which reads the same scenarios and keys, then exits) takes now.
+    /// that it came at once, not after retries or a connection timeout: within 5 s, or, on a loaded
+    /// machine, within four times the longest of two runs of `apple-id-mock validate` (which starts
+    /// the same executable, reads the same scenarios and keys, and exits) measured right after it.
     static func expectRefusal(
         _ finished: ChildServers.Finished, naming location: String, cause: String, hiding secret: String? = nil,
         children: ChildServers, sourceLocation: SourceLocation = #_sourceLocation
@@ -25,12 +26,15 @@ struct StartupErrorLiveTests {
         }
         #expect(!finished.stdout.contains("listening"), sourceLocation: sourceLocation)
         guard finished.duration >= .seconds(5) else { return }
-        let validate = try? await children.run(
-            ["validate", Fixture.scenariosDirectory, "--keys-dir", Fixture.keysDirectory], seconds: 60)
-        let bound = max(.seconds(5), (validate?.duration ?? .seconds(5)) * 3)
+        var baseline = Duration.zero
+        for _ in 0..<2 {
+            let validate = try? await children.run(
+                ["validate", Fixture.scenariosDirectory, "--keys-dir", Fixture.keysDirectory])
+            baseline = max(baseline, validate?.duration ?? .seconds(5))
+        }
         #expect(
-            finished.duration < bound, "took \(finished.duration); validate took \(validate?.duration ?? .zero)",
-            sourceLocation: sourceLocation)
+            finished.duration < max(.seconds(5), baseline * 4),
+            "took \(finished.duration); validate took up to \(baseline)", sourceLocation: sourceLocation)
     }
 
     @Test("nothing listens at the PostgreSQL URL (flag and environment variable)")

@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Serve HTTPS with the bundled test certificate for appleid.apple.com, localhost, 127.0.0.1 and ::1 (keys/tls/, trust keys/tls/ca.pem) [env APPLE_ID_MOCK_TLS=1]"
+            "Serve HTTPS with the bundled test certificate for appleid.apple.com, appleid.cdn-apple.com, localhost, 127.0.0.1 and ::1 (keys/tls/, trust keys/tls/ca.pem) [env APPLE_ID_MOCK_TLS=1]"
     )
     var tls = false
 

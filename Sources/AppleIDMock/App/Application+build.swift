@@ -36,6 +36,7 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     OpenAPIController().addRoutes(to: router)
     UsersController(services: services).addRoutes(to: router)
     DashboardController().addRoutes(to: router)
+    SignInJSController().addRoutes(to: router)
     return router
 }
 

@@ -8,7 +8,7 @@ extension MockSettings {
         "revokeRefreshTokenParameter", "notificationMaxAttempts", "notificationRetryInitialMilliseconds",
         "notificationRetryMaxMilliseconds",
         "notificationTimeoutMilliseconds", "migrationWindowDays", "historyLimit",
-        "journalLimit", "keyGraceSeconds",
+        "journalLimit", "keyGraceSeconds", "discoveryIssuer",
     ]
 
     /// Applies the members of a JSON object over these settings, reporting bad members to `reader`.
@@ -44,6 +44,7 @@ extension MockSettings {
         option("pkce", \.pkce)
         option("wrongContentTypeError", \.wrongContentTypeError)
         option("jwksOrder", \.jwksOrder)
+        option("discoveryIssuer", \.discoveryIssuer)
         option("notificationDeleteType", \.notificationDeleteType)
         option("notificationEventTimeUnit", \.notificationEventTimeUnit)
         flag("notifyOnRevokeEndpoint", \.notifyOnRevokeEndpoint)

@@ -15,16 +15,21 @@ struct KeysController: Sendable {
     func addRoutes(to router: Router<MockRequestContext>) {
         router.get("/auth/keys") { _, context in await self.keys(context) }
         router.head("/auth/keys") { _, context in await self.keys(context).createHeadResponse() }
-        router.get("/.well-known/openid-configuration") { request, _ in self.discovery(request) }
-        router.head("/.well-known/openid-configuration") { request, _ in
-            self.discovery(request).createHeadResponse()
+        router.get("/.well-known/openid-configuration") { request, context in await self.discovery(request, context) }
+        router.head("/.well-known/openid-configuration") { request, context in
+            await self.discovery(request, context).createHeadResponse()
         }
     }
 
-    /// The discovery document for the base URL the request reached (or the configured one).
-    private func discovery(_ request: Request) -> Response {
+    /// The discovery document for the base URL the request reached (or the configured one), naming
+    /// the issuer of the `discoveryIssuer` setting (Apple's when the state cannot be read).
+    private func discovery(_ request: Request, _ context: MockRequestContext) async -> Response {
         let baseURL = services.baseURL(for: request)
-        return Responses.appleJSON(body: discovery.value(for: baseURL) { DiscoveryDocument(baseURL: baseURL).encoded })
+        let issuer = (try? await services.active(context))?.world.settings.discoveryIssuer ?? .appleid
+        return Responses.appleJSON(
+            body: discovery.value(for: issuer.rawValue + " " + baseURL) {
+                DiscoveryDocument(baseURL: baseURL, issuer: issuer.rawValue).encoded
+            })
     }
 
     /// The keys published at the mock's current instant, shuffled per response as Apple's are

@@ -31,7 +31,9 @@ struct WebMessageRouterTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    @Test("the popup page posts oauthDone with the authorization and, the first time, the user, to the return URL's origin")
+    @Test(
+        "the popup page posts oauthDone with the authorization and, the first time, the user, to the return URL's origin"
+    )
     func firstAndSecondAuthorization() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in

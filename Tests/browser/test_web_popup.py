@@ -11,9 +11,13 @@ import importlib.util
 import json
 import os
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
 import threading
+import time
+import urllib.request
 
 import pytest
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
@@ -279,3 +283,33 @@ def test_apples_exact_script_url_works_over_tls_and_answers_from_appleid_apple_c
             app.stop()
         mock.stop()
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_the_example_runs_as_its_readme_says(mock):
+    # `python3 examples/web-popup/app.py`, pointed at this mock and a free port.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    environment = {**os.environ, "APPLE_ID_MOCK_URL": mock.url, "PORT": str(port), "PYTHONDONTWRITEBYTECODE": "1"}
+    process = subprocess.Popen([sys.executable, "examples/web-popup/app.py"], cwd=ROOT, env=environment,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 20
+        page = None
+        while page is None and time.time() < deadline and process.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as answer:
+                    page = answer.read().decode()
+            except OSError:
+                time.sleep(0.1)
+        assert page is not None, "the example did not answer: " + (process.stderr.read().decode()
+                                                                    if process.poll() is not None else "")
+        assert f'<script type="text/javascript" src="{mock.url}{SCRIPT_PATH}"></script>' in page
+        assert '<div id="appleid-signin"' in page
+        # The script the page names is there (`curl -sI …/appleid.auth.js`).
+        with urllib.request.urlopen(mock.url + SCRIPT_PATH, timeout=5) as answer:
+            assert answer.status == 200
+            assert answer.headers["Content-Type"] == "text/javascript; charset=utf-8"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -109,7 +109,8 @@ struct AuthorizationRequest: Sendable {
     private static func responseMode(_ value: String?, wantsIdToken: Bool) throws(OAuthError) -> ResponseMode {
         guard let mode = ResponseMode(rawValue: value ?? "query") else {  // query is Apple's default
             throw invalid(
-                "Invalid response mode", "response_mode \"\(value ?? "")\" is not query, fragment, form_post or web_message")
+                "Invalid response mode",
+                "response_mode \"\(value ?? "")\" is not query, fragment, form_post or web_message")
         }
         if wantsIdToken && mode == .query {
             throw invalid("Invalid response mode", "id_token is never sent by query: use fragment or form_post")

@@ -118,8 +118,7 @@ struct WebMessageRouterTests {
         ] as [(String, String?, String, String?)])
     func errors(name: String, value: String?, error: String, message: String?) async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
-        var pairs = Self.popup.filter { $0.0 != name }
-        if let value { pairs.append((name, value)) }
+        let pairs = Self.popup.filter { $0.0 != name } + (value.map { [(name, $0)] } ?? [])
         try await app.test(.router) { client in
             let response = try await client.authorize(pairs + [("login_hint", "maria")])
             #expect(response.status == .badRequest)

@@ -291,8 +291,9 @@ def test_the_example_runs_as_its_readme_says(mock):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     environment = {**os.environ, "APPLE_ID_MOCK_URL": mock.url, "PORT": str(port), "PYTHONDONTWRITEBYTECODE": "1"}
+    log = tempfile.TemporaryFile()
     process = subprocess.Popen([sys.executable, "examples/web-popup/app.py"], cwd=ROOT, env=environment,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.time() + 20
         page = None
@@ -302,8 +303,9 @@ def test_the_example_runs_as_its_readme_says(mock):
                     page = answer.read().decode()
             except OSError:
                 time.sleep(0.1)
-        assert page is not None, "the example did not answer: " + (process.stderr.read().decode()
-                                                                    if process.poll() is not None else "")
+        if page is None:
+            log.seek(0)
+            pytest.fail("the example did not answer:\n" + log.read().decode())
         assert f'<script type="text/javascript" src="{mock.url}{SCRIPT_PATH}"></script>' in page
         assert '<div id="appleid-signin"' in page
         # The script the page names is there (`curl -sI …/appleid.auth.js`).
@@ -311,5 +313,7 @@ def test_the_example_runs_as_its_readme_says(mock):
             assert answer.status == 200
             assert answer.headers["Content-Type"] == "text/javascript; charset=utf-8"
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        # SIGKILL: a parent that ignores SIGTERM (swift test does) passes that on to the example.
+        process.kill()
+        process.wait()
+        log.close()

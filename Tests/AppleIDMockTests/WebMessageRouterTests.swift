@@ -156,7 +156,7 @@ struct WebMessageRouterTests {
     func origins(uri: String, origin: String?) {
         #expect(AuthorizationRequest.webOrigin(of: uri) == origin)
         if origin == nil {
-            #expect(throws: OAuthError.self) { try AuthorizationRequest.checkWebMessageTarget(uri) }
+            #expect(throws: AppleError.self) { try AuthorizationRequest.checkWebMessageTarget(uri) }
         }
     }
 

@@ -18,9 +18,9 @@ extension AuthorizationRequest {
 
     /// `web_message` posts the result to the return URL's origin, so that URL must have one
     /// (an `http`/`https` URL with a host); Apple refuses other return URLs for web sign-in anyway.
-    static func checkWebMessageTarget(_ redirectUri: String) throws(OAuthError) {
+    static func checkWebMessageTarget(_ redirectUri: String) throws(AppleError) {
         guard webOrigin(of: redirectUri) != nil else {
-            throw OAuthError(
+            throw AppleError(
                 "invalid_request", description: "Invalid web redirect url.",
                 reason:
                     "response_mode=web_message posts the result to the origin of redirect_uri, and \(redirectUri) has none (it needs http or https and a host)"

@@ -6,13 +6,8 @@ import Hummingbird
 /// JS, which opens its popup on the server that served it. Any `ll_CC` locale folder gives the
 /// same English files. Cacheable, with an ETag, and loadable from any origin.
 struct SignInJSController: Sendable {
-    /// The folder of the files, as on Apple's CDN.
-    static let folder = "/appleauth/static/jsapi/appleid/1/en_US"
-    /// The script's path.
-    static let scriptPath = folder + "/appleid.auth.js"
-
     func addRoutes(to router: Router<MockRequestContext>) {
-        let path = RouterPath("/appleauth/static/jsapi/appleid/1/:locale/:file")
+        let path = RouterPath(ServerPath.signInJSFile)
         router.get(path) { request, context in Self.serve(request, context) }
         router.head(path) { request, context in Self.serve(request, context).createHeadResponse() }
     }
@@ -27,7 +22,7 @@ struct SignInJSController: Sendable {
                     byteBuffer: ByteBuffer(
                         string: SignInJSAssets.files.isEmpty
                             ? "apple-id-mock: the jsapi files are not installed beside the executable\n"
-                            : "apple-id-mock: no such file; try \(scriptPath)\n")))
+                            : "apple-id-mock: no such file; try \(ServerPath.signInJS)\n")))
         }
         var headers: HTTPFields = [
             .contentType: asset.contentType,

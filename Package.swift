@@ -78,7 +78,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/dashboard")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/dashboard"), .copy("Resources/jsapi")]
         ),
         .executableTarget(
             name: "AppleIDMockCLI",

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Makes the test TLS files of keys/tls/ (public by design, see keys/README.md):
 #   ca.pem                             a test certificate authority, name-constrained to the DNS
-#                                      names appleid.apple.com and localhost (and their subdomains)
-#   appleid.apple.com.pem, -key.pem    the server's certificate for appleid.apple.com, localhost,
-#                                      127.0.0.1 and ::1, signed by that CA, valid 825 days
+#                                      names appleid.apple.com, appleid.cdn-apple.com and localhost
+#                                      (and their subdomains)
+#   appleid.apple.com.pem, -key.pem    the server's certificate for appleid.apple.com,
+#                                      appleid.cdn-apple.com (where pages load Sign in with Apple JS
+#                                      from), localhost, 127.0.0.1 and ::1, signed by that CA, valid 825 days
 #                                      (Apple's platforms refuse longer server certificates)
 #
 # The CA's private key is thrown away once the certificate is signed: nobody, us included, can
@@ -29,7 +31,7 @@ CN = apple-id-mock test CA (public: trust only in tests)
 basicConstraints = critical, CA:true, pathlen:0
 keyUsage = critical, keyCertSign, cRLSign
 subjectKeyIdentifier = hash
-nameConstraints = critical, permitted;DNS:appleid.apple.com, permitted;DNS:localhost
+nameConstraints = critical, permitted;DNS:appleid.apple.com, permitted;DNS:appleid.cdn-apple.com, permitted;DNS:localhost
 CNF
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$WORK/ca-key.pem" 2>/dev/null
 openssl req -new -x509 -key "$WORK/ca-key.pem" -sha256 -days 7300 -config "$WORK/ca.cnf" -out ca.pem
@@ -47,7 +49,7 @@ keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
-subjectAltName = DNS:appleid.apple.com, DNS:localhost, IP:127.0.0.1, IP:0:0:0:0:0:0:0:1
+subjectAltName = DNS:appleid.apple.com, DNS:appleid.cdn-apple.com, DNS:localhost, IP:127.0.0.1, IP:0:0:0:0:0:0:0:1
 CNF
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out appleid.apple.com-key.pem 2>/dev/null
 chmod 644 appleid.apple.com-key.pem

@@ -32,7 +32,7 @@ struct AuthorizeRouterTests {
             (replacing("redirect_uri", with: nil), "invalid_request", "Invalid web redirect url."),
             (replacing("response_type", with: "id_token"), "unsupported_response_type", nil),
             (replacing("response_type", with: "code id_token"), "invalid_request", "Invalid response mode"),
-            (base + [("response_mode", "web_message")], "invalid_request", "Invalid response mode"),
+            (base + [("response_mode", "popup")], "invalid_request", "Invalid response mode"),
             (
                 base + [("scope", "name email")], "invalid_request",
                 "response_mode must be form_post when name or email scope is requested."

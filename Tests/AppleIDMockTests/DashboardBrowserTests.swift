@@ -34,6 +34,7 @@ enum BrowserSuite {
                 FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
             }
         }
-        return programs && PythonScript.canImport(["selenium", "pytest"])
+        // flask, jwt, requests: the web-popup example's backend (test_web_popup.py).
+        return programs && PythonScript.canImport(["selenium", "pytest", "flask", "jwt", "requests"])
     }()
 }

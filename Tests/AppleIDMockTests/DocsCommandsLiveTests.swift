@@ -35,6 +35,12 @@ struct DocsCommandsLiveTests {
                 #""transfer_sub":""#, #""is_private_email":true"#, "transferred", #"{"error":"invalid_request"}"#,
             ]),
         Walkthrough(
+            blocks: [("docs/web-popup.md", 0), ("docs/web-popup.md", 3)],
+            expected: [
+                "Content-Type: text/javascript; charset=utf-8", "&quot;method&quot;:&quot;oauthDone&quot;",
+                #""discoveryIssuer" : "https://account.apple.com""#, #"{"issuer":"https://account.apple.com","#,
+            ]),
+        Walkthrough(
             blocks: [("docs/control-plane.md", 0)],
             expected: ["HTTP/1.1 503", #""expected" : "reject""#, #""verdict""#]),
     ]

@@ -77,10 +77,10 @@ class MockServer:
             self.admin_token = arguments[list(arguments).index("--admin-token") + 1]
         deadline = time.time() + 30
         while time.time() < deadline:
-            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", Path(self.log.name).read_text())
+            match = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", Path(self.log.name).read_text())
             if match:
-                self.port = int(match.group(1))
-                self.url = f"http://127.0.0.1:{self.port}"
+                self.port = int(match.group(2))
+                self.url = f"{match.group(1)}://127.0.0.1:{self.port}"
                 return
             if self.process.poll() is not None:
                 break
@@ -171,17 +171,21 @@ def receiver():
     server.stop()
 
 
-def new_browser(width=1280, height=800):
+def new_browser(width=1280, height=800, arguments=(), environment=None, block_popups=False):
+    """Chromium; `arguments` are added to its command line, `environment` replaces chromedriver's
+    (and so chromium's), `block_popups` keeps Chrome's popup blocker on (chromedriver turns it off)."""
     if not CHROMIUM or not CHROMEDRIVER:
         pytest.fail("Debian's chromium and chromium-driver are needed: apt-get install chromium chromium-driver")
     options = Options()
     options.binary_location = CHROMIUM
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      f"--window-size={width},{height}", "--force-device-scale-factor=1", "--lang=en-US",
-                     "--disable-search-engine-choice-screen", "--no-first-run"]:
+                     "--disable-search-engine-choice-screen", "--no-first-run", *arguments]:
         options.add_argument(argument)
+    if block_popups:
+        options.add_experimental_option("excludeSwitches", ["disable-popup-blocking"])
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER, env=environment), options=options)
     driver.implicitly_wait(0)
     if width < 500:
         # Windows do not get narrower than 500 px; a phone's viewport is emulated instead.

@@ -54,7 +54,7 @@ package enum ServeOptions {
     package static let tls = ServeOption(
         flag: "--tls", variable: "APPLE_ID_MOCK_TLS", defaultText: "off",
         meaning:
-            "Serve HTTPS with the bundled test certificate for appleid.apple.com, localhost, 127.0.0.1 and ::1 (keys/tls/, trust keys/tls/ca.pem); the variable takes 1"
+            "Serve HTTPS with the bundled test certificate for appleid.apple.com, appleid.cdn-apple.com, localhost, 127.0.0.1 and ::1 (keys/tls/, trust keys/tls/ca.pem); the variable takes 1"
     )
     package static let tlsCert = ServeOption(
         flag: "--tls-cert", variable: "APPLE_ID_MOCK_TLS_CERT", defaultText: "none",

@@ -62,4 +62,8 @@ package enum AdminPath {
 package enum ServerPath {
     /// The liveness check.
     package static let health = "/health"
+    /// Sign in with Apple JS and its typings, at Apple's CDN path (any `ll_CC` locale folder).
+    package static let signInJSFile = "/appleauth/static/jsapi/appleid/1/:locale/:file"
+    /// The script as pages name it (Apple's path on `appleid.cdn-apple.com`).
+    package static let signInJS = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
 }

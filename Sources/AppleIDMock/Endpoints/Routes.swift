@@ -26,10 +26,12 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     let health = Responses.encodedJSON(["status": "ok"])
     router.get(RouterPath(ServerPath.health)) { _, _ in Responses.appleJSON(body: health) }
     router.head(RouterPath(ServerPath.health)) { _, _ in Responses.appleJSON(body: health).createHeadResponse() }
+    // Sign in with Apple JS, at Apple's CDN path (neither group: not an Apple call, not the control plane).
+    SignInJSController().addRoutes(to: router)
 
     // Outside AppleCallMiddleware, so that the answers of fault rules carry it too.
     let apple = router.group().add(middleware: AppleServerHeaderMiddleware())
-    DiscoveryController(address: services.address).addRoutes(to: apple)
+    DiscoveryController(address: services.address, state: state).addRoutes(to: apple)
     let auth = apple.group(RouterPath(ApplePath.group))
         .add(middleware: appleCall)
     AuthorizeController(state: state, publicBaseURL: services.publicBaseURL, logger: logger)

@@ -11,8 +11,9 @@ public struct TLSFiles: Sendable, Equatable {
         self.privateKeyPath = privateKeyPath
     }
 
-    /// The bundled test certificate for `appleid.apple.com`, `localhost`, `127.0.0.1` and `::1`, in
-    /// `<keysDirectory>/tls/`, signed by the test CA `ca.pem` beside it (public by design).
+    /// The bundled test certificate for `appleid.apple.com`, `appleid.cdn-apple.com`, `localhost`,
+    /// `127.0.0.1` and `::1`, in `<keysDirectory>/tls/`, signed by the test CA `ca.pem` beside it
+    /// (public by design).
     public static func bundled(keysDirectory: String) -> TLSFiles {
         let folder = keysDirectory.hasSuffix("/") ? keysDirectory + "tls/" : keysDirectory + "/tls/"
         return TLSFiles(

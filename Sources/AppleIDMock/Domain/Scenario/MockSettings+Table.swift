@@ -75,6 +75,7 @@ extension MockSettings {
         .choice("pkce", \.pkce),
         .choice("wrongContentTypeError", \.wrongContentTypeError),
         .choice("jwksOrder", \.jwksOrder),
+        .choice("discoveryIssuer", \.discoveryIssuer),
         .choice("notificationDeleteType", \.notificationDeleteType),
         .choice("notificationEventTimeUnit", \.notificationEventTimeUnit),
         .flag("notifyOnRevokeEndpoint", \.notifyOnRevokeEndpoint),

@@ -73,6 +73,15 @@ struct MockSettings: Sendable, Codable, Equatable {
         case shuffled
     }
 
+    /// The `issuer` that `/.well-known/openid-configuration` names (tokens always carry
+    /// `https://appleid.apple.com`).
+    enum DiscoveryIssuer: String, Sendable, Codable, CaseIterable {
+        /// What Apple publishes (and what its tokens say).
+        case appleid = "https://appleid.apple.com"
+        /// What Apple's discovery said on 10–11 June 2025 while tokens kept `appleid` (reference §17).
+        case account = "https://account.apple.com"
+    }
+
     /// id_token lifetime (86400 today; 600 before 2021).
     var idTokenLifetimeSeconds = 86_400
     /// Authorization code lifetime.
@@ -124,6 +133,8 @@ struct MockSettings: Sendable, Codable, Equatable {
     /// How long keys replaced by a rotation stay in `/auth/keys` on the mock's clock (default: one
     /// day, the life of an id_token they signed).
     var keyGraceSeconds = 86_400
+    /// The discovery document's `issuer`: Apple's, or the June 2025 drift to `account.apple.com`.
+    var discoveryIssuer = DiscoveryIssuer.appleid
 
     init() {}
 }

@@ -7,6 +7,8 @@ struct AuthorizationRequest: Sendable {
     enum ResponseMode: String, Sendable {
         case query, fragment
         case formPost = "form_post"
+        /// Sign in with Apple JS's popup: the result page posts it to `window.opener`.
+        case webMessage = "web_message"
     }
 
     /// The Services ID.
@@ -31,7 +33,7 @@ struct AuthorizationRequest: Sendable {
     /// The parameter names this server reads; the consent page carries exactly these.
     static let parameterNames = [
         "client_id", "redirect_uri", "response_type", "response_mode", "scope", "state", "nonce", "code_challenge",
-        "code_challenge_method", "login_hint",
+        "code_challenge_method", "login_hint", "frame_id", "m", "v",
     ]
 
     /// Checks `form` against `world` (and its settings), in Apple's order.
@@ -58,6 +60,7 @@ struct AuthorizationRequest: Sendable {
         let wantsIdToken = try responseType(try form.field("response_type"))
         let mode = try responseMode(try form.field("response_mode"), wantsIdToken: wantsIdToken)
         let scopes = try scopes(try form.field("scope"), mode: mode)
+        if mode == .webMessage { try checkWebMessageTarget(redirectUri) }
         let (challenge, method) = try pkce(try form.field("code_challenge"), try form.field("code_challenge_method"))
         return AuthorizationRequest(
             client: client, redirectUri: redirectUri, wantsIdToken: wantsIdToken, responseMode: mode, scopes: scopes,
@@ -106,7 +109,8 @@ struct AuthorizationRequest: Sendable {
     private static func responseMode(_ value: String?, wantsIdToken: Bool) throws(AppleError) -> ResponseMode {
         guard let mode = ResponseMode(rawValue: value ?? "query") else {  // query is Apple's default
             throw invalid(
-                "Invalid response mode", "response_mode \"\(value ?? "")\" is not query, fragment or form_post")
+                "Invalid response mode",
+                "response_mode \"\(value ?? "")\" is not query, fragment, form_post or web_message")
         }
         if wantsIdToken && mode == .query {
             throw invalid("Invalid response mode", "id_token is never sent by query: use fragment or form_post")
@@ -120,7 +124,7 @@ struct AuthorizationRequest: Sendable {
             throw invalid("Invalid client scope", "scope \"\(scope)\" is not name, email or openid")
         }
         let granted = requested.filter { $0 != "openid" }
-        if !granted.isEmpty && mode != .formPost {
+        if !granted.isEmpty && mode != .formPost && mode != .webMessage {
             throw invalid("response_mode must be form_post when name or email scope is requested.")
         }
         return Array(Set(granted)).sorted()

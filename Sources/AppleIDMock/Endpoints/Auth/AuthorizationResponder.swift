@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// Sends an authorization result to the return URL in the requested mode: a `302` with a query or
-/// fragment, or the auto-submitting `form_post` page.
+/// fragment, the auto-submitting `form_post` page, or the `web_message` popup page.
 enum AuthorizationResponder {
     static func deliver(_ fields: [(String, String)], for request: AuthorizationRequest) -> Response {
         let encoded = FormParameters.encode(fields)
@@ -14,6 +14,10 @@ enum AuthorizationResponder {
             return Responses.redirect(to: request.redirectUri + "#" + encoded)
         case .formPost:
             return Responses.html(FormPostPage.render(action: request.redirectUri, fields: fields))
+        case .webMessage:
+            return Responses.html(
+                WebMessagePage.render(
+                    message: WebMessage.text(for: fields), targetOrigin: request.postMessageOrigin ?? "null"))
         }
     }
 

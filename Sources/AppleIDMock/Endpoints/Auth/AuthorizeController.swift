@@ -123,7 +123,9 @@ struct AuthorizeController: Sendable {
             fields.append(("id_token", try TokenMinter.sign(claims, with: active.keys.signing)))
         }
         if let state = authorization.state { fields.append(("state", state)) }
-        if outcome.isFirst && authorization.responseMode == .formPost && !outcome.consent.scopes.isEmpty {
+        if outcome.isFirst && [.formPost, .webMessage].contains(authorization.responseMode)
+            && !outcome.consent.scopes.isEmpty
+        {
             let identity = outcome.world.emailIdentity(
                 of: outcome.user, consent: outcome.consent, teamId: authorization.client.teamId)
             let user = FirstAuthorizationUser(

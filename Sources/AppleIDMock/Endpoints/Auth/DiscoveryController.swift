@@ -1,25 +1,36 @@
 import Hummingbird
 
 /// `GET /.well-known/openid-configuration`: Apple's discovery document, with endpoints on the base
-/// URL the request reached (or the configured one).
+/// URL the request reached (or the configured one), and the issuer the `discoveryIssuer` setting
+/// names (Apple's, unless it replays the June 2025 drift).
 struct DiscoveryController: Sendable {
     let address: PublicAddress
-    /// The document as sent, per base URL: it changes only with the URL (which a client's `Host`
-    /// can set, so the memo is bounded), and JSON-encoding it was most of that answer's time.
+    let state: MockState
+    /// The document as sent, per issuer and base URL: it changes only with those (a client's `Host`
+    /// can set the URL, so the memo is bounded), and JSON-encoding it was most of that answer's time.
     private let documents = BoundedCache<String, ByteBuffer>(capacity: 64)
 
-    init(address: PublicAddress) {
+    init(address: PublicAddress, state: MockState) {
         self.address = address
+        self.state = state
     }
 
     /// `GET` and, as `GET` without the body, `HEAD`.
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(ApplePath.discovery)) { request, _ in self.discovery(request) }
-        group.head(RouterPath(ApplePath.discovery)) { request, _ in self.discovery(request).createHeadResponse() }
+        group.get(RouterPath(ApplePath.discovery)) { request, context in await self.discovery(request, context) }
+        group.head(RouterPath(ApplePath.discovery)) { request, context in
+            await self.discovery(request, context).createHeadResponse()
+        }
     }
 
-    private func discovery(_ request: Request) -> Response {
+    /// The document; Apple's issuer when the state cannot be read (discovery never failed before
+    /// the setting existed, and a store outage should not change that).
+    private func discovery(_ request: Request, _ context: MockRequestContext) async -> Response {
         let baseURL = address.baseURL(for: request)
-        return Responses.appleJSON(body: documents.value(for: baseURL) { DiscoveryDocument(baseURL: baseURL).encoded })
+        let issuer = (try? await context.active(in: state))?.world.settings.discoveryIssuer ?? .appleid
+        return Responses.appleJSON(
+            body: documents.value(for: issuer.rawValue + " " + baseURL) {
+                DiscoveryDocument(baseURL: baseURL, issuer: issuer.rawValue).encoded
+            })
     }
 }

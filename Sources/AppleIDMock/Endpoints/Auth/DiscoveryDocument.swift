@@ -2,7 +2,8 @@ import Foundation
 import NIOCore
 
 /// Apple's `/.well-known/openid-configuration`, field for field (reference §5), with the endpoint
-/// URLs on this server. The issuer stays `https://appleid.apple.com`: tokens are checked against it.
+/// URLs on this server. The issuer is `https://appleid.apple.com`, which tokens carry, unless the
+/// `discoveryIssuer` setting replays Apple's June 2025 drift.
 struct DiscoveryDocument: Encodable, Sendable {
     var issuer = "https://appleid.apple.com"
     var authorizationEndpoint: String
@@ -20,7 +21,8 @@ struct DiscoveryDocument: Encodable, Sendable {
         "real_user_status", "sub", "transfer_sub",
     ]
 
-    init(baseURL: String) {
+    init(baseURL: String, issuer: String = "https://appleid.apple.com") {
+        self.issuer = issuer
         authorizationEndpoint = baseURL + ApplePath.absolute(ApplePath.authorize)
         tokenEndpoint = baseURL + ApplePath.absolute(ApplePath.token)
         revocationEndpoint = baseURL + ApplePath.absolute(ApplePath.revoke)

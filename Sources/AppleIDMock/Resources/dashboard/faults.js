@@ -17,6 +17,9 @@ export const PRESETS = [
   { label: "Drop the next token call without an answer", rule: { endpoint: "token", drop: true, times: 1 } },
   { label: "A truncated JWKS, once", rule: { endpoint: "keys", truncate: true, times: 1 } },
   { label: "Notifications: drop the next 3 delivery attempts", rule: { endpoint: "notifications", drop: true, times: 3 } },
+  // A setting rather than a rule: undone in Settings (discoveryIssuer) or by a reset.
+  { label: "Discovery issuer drift (June 2025): discovery says account.apple.com, tokens keep appleid.apple.com",
+    settings: { discoveryIssuer: "https://account.apple.com" } },
 ];
 
 /** What a rule does, in words. */
@@ -54,7 +57,11 @@ export function createFaults(ctx) {
   const presets = document.getElementById("fault-presets");
   for (const preset of PRESETS) {
     const button = h("button", { type: "button", class: "preset" }, preset.label);
-    button.addEventListener("click", () => add(button, preset.rule, preset.label));
+    button.addEventListener("click", () => preset.settings
+      ? act("faults", button, () => api("PATCH", "/__admin/settings", preset.settings),
+          `Set ${Object.entries(preset.settings).map(([k, v]) => `${k} to ${v}`).join(", ")} (undo in Settings).`)
+          .then((done) => done && ctx.refreshAll(true))
+      : add(button, preset.rule, preset.label));
     presets.append(h("li", {}, button));
   }
 

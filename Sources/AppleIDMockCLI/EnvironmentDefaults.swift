@@ -15,6 +15,9 @@ enum EnvironmentDefaults {
     static let tls = "APPLE_ID_MOCK_TLS"
     static let tlsCert = "APPLE_ID_MOCK_TLS_CERT"
     static let tlsKey = "APPLE_ID_MOCK_TLS_KEY"
+    static let smtpPort = "APPLE_ID_MOCK_SMTP_PORT"
+    static let smtpForward = "APPLE_ID_MOCK_SMTP_FORWARD"
+    static let smtpOutbound = "APPLE_ID_MOCK_SMTP_OUTBOUND"
 
     /// The value of `name`, if set and not empty.
     static func value(_ name: String) -> String? {

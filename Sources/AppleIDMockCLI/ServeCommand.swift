@@ -61,6 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
         help: "The PEM private key of --tls-cert [env APPLE_ID_MOCK_TLS_KEY]")
     var tlsKey: String?
 
+    @OptionGroup var mail: MailOptions
+
     @OptionGroup var locations: LocationOptions
 
     func run() async throws {
@@ -68,15 +70,23 @@ struct ServeCommand: AsyncParsableCommand {
         try locations.requireFolders()
         MemoryTuning.apply()
         let application: any ApplicationProtocol
+        let smtpPort = BoundPort()
         do {
-            application = try await buildApplication(configuration: configuration) { host, port in
-                // Written straight to the file handle: print() may sit in a buffer when stdout is a pipe.
-                let scheme = configuration.tls == nil ? "http" : "https"
-                let address = host.contains(":") ? "[\(host)]" : host
-                let line =
-                    "apple-id-mock listening on \(scheme)://\(address):\(port) (state \(configuration.state), issuer https://appleid.apple.com)\(tokenWarning)\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
-            }
+            application = try await buildApplication(
+                configuration: configuration,
+                onListening: { host, port in
+                    // Written straight to the file handle: print() may sit in a buffer when stdout is a pipe.
+                    let scheme = configuration.tls == nil ? "http" : "https"
+                    let address = host.contains(":") ? "[\(host)]" : host
+                    let smtp = smtpPort.value.map { ", SMTP relay on smtp://\(address):\($0)" } ?? ""
+                    let line =
+                        "apple-id-mock listening on \(scheme)://\(address):\(port) (state \(configuration.state), issuer https://appleid.apple.com\(smtp))\(tokenWarning)\n"
+                    FileHandle.standardOutput.write(Data(line.utf8))
+                },
+                onMailListening: { port in smtpPort.value = port })
+        } catch let error as SMTPListenError {
+            FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
+            throw ExitCode(1)
         } catch let error as ScenarioError {
             FileHandle.standardError.write(Data("apple-id-mock: refusing to start:\n\(error.description)\n".utf8))
             throw ExitCode(1)
@@ -126,13 +136,15 @@ struct ServeCommand: AsyncParsableCommand {
         guard let idle = Double(idleText), idle >= 0.1, idle <= 3_600 else {
             throw ValidationError("idle timeout must be 0.1...3600 seconds, found \(idleText)")
         }
-        return ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host ?? EnvironmentDefaults.value(EnvironmentDefaults.host) ?? "127.0.0.1", port: port,
             publicBaseURL: publicURL ?? EnvironmentDefaults.value(EnvironmentDefaults.publicURL),
             scenariosDirectory: locations.resolvedScenariosDir, keysDirectory: locations.resolvedKeysDir,
             scenario: locations.resolvedScenario, logLevel: level, state: location,
             adminToken: adminToken ?? EnvironmentDefaults.value(EnvironmentDefaults.adminToken),
             idleTimeoutSeconds: idle, tls: try resolveTLS())
+        configuration.mail = try mail.resolve()
+        return configuration
     }
 
     /// `--tls-cert` with `--tls-key` (your files, which imply HTTPS), else `--tls` (the bundled test

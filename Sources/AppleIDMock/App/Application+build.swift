@@ -35,6 +35,7 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     MintController(services: services).addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
     UsersController(services: services).addRoutes(to: router)
+    MailController(services: services).addRoutes(to: router)
     DashboardController().addRoutes(to: router)
     return router
 }
@@ -45,7 +46,8 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
 /// start here.
 public func buildApplication(
     configuration: ServerConfiguration, clock: MockClock = MockClock(),
-    onListening: (@Sendable (_ host: String, _ port: Int) async -> Void)? = nil
+    onListening: (@Sendable (_ host: String, _ port: Int) async -> Void)? = nil,
+    onMailListening: (@Sendable (_ port: Int) -> Void)? = nil
 ) async throws -> some ApplicationProtocol {
     var logger = Logger.deferringMetadata(label: "apple-id-mock")
     logger.logLevel = configuration.logLevel
@@ -68,6 +70,14 @@ public func buildApplication(
         await opened.close()
         throw error
     }
+    let mailServices: [any Service]
+    do {
+        mailServices = try await SMTPServer.services(
+            for: configuration, services: services, tls: tls?.configuration, onListening: onMailListening)
+    } catch {
+        await opened.close()
+        throw error
+    }
     if configuration.adminToken == nil, !AdminAccessMiddleware.isLoopback(configuration.host) {
         logger.warning(
             "bound to \(configuration.host) without an admin token: anyone who reaches this port can steer the mock (set --admin-token or APPLE_ID_MOCK_ADMIN_TOKEN)"
@@ -80,7 +90,7 @@ public func buildApplication(
         services: opened.services + [
             NotificationDeliveryService(services: services), HousekeepingService(services: services),
             JournalService(services: services),
-        ],
+        ] + mailServices,
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)
         },

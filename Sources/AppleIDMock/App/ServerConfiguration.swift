@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeoutSeconds: Double
     /// The certificate and key to answer HTTPS with (`--tls`); `nil`: plain HTTP.
     public var tls: TLSFiles?
+    /// The private email relay: SMTP port, forward and outbound servers (off by default).
+    public var mail = MailConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil,

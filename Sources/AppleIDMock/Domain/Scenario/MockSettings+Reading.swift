@@ -8,7 +8,7 @@ extension MockSettings {
         "revokeRefreshTokenParameter", "notificationMaxAttempts", "notificationRetryInitialMilliseconds",
         "notificationRetryMaxMilliseconds",
         "notificationTimeoutMilliseconds", "migrationWindowDays", "historyLimit",
-        "journalLimit", "keyGraceSeconds",
+        "journalLimit", "keyGraceSeconds", "mailDailyLimit", "mailRequireDkimSignature",
     ]
 
     /// Applies the members of a JSON object over these settings, reporting bad members to `reader`.
@@ -56,6 +56,8 @@ extension MockSettings {
         number("historyLimit", 10...100_000, \.historyLimit)
         number("journalLimit", 10...100_000, \.journalLimit)
         number("keyGraceSeconds", 0...31_536_000, \.keyGraceSeconds)
+        number("mailDailyLimit", 1...100_000, \.mailDailyLimit)
+        flag("mailRequireDkimSignature", \.mailRequireDkimSignature)
         flag("omitIsPrivateEmailWhenFalse", \.omitIsPrivateEmailWhenFalse)
         flag("refreshReturnsIdToken", \.refreshReturnsIdToken)
         flag("requireHttpsRedirectUris", \.requireHttpsRedirectUris)

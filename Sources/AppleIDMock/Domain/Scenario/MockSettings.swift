@@ -124,6 +124,10 @@ struct MockSettings: Sendable, Codable, Equatable {
     /// How long keys replaced by a rotation stay in `/auth/keys` on the mock's clock (default: one
     /// day, the life of an id_token they signed).
     var keyGraceSeconds = 86_400
+    /// Messages the email relay passes per relay address and day on the mock's clock (reference §7).
+    var mailDailyLimit = 100
+    /// Refuse relay mail without a `DKIM-Signature` whose `d=` is a registered domain.
+    var mailRequireDkimSignature = false
 
     init() {}
 }

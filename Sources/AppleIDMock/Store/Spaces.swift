@@ -40,7 +40,8 @@ enum Spaces {
         consents.name, deletedAccounts.name, relayOff.name, codes.name, spentCodes.name, accessTokens.name,
         refreshTokens.name,
         migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name, faultCounts.name,
-    ] + mailSpaces
+        mail.name, mailRaw.name, mailQuota.name,
+    ]
 
     /// Every space, for stores that decode rows by space name.
     static let all: [String: AnyStoreSpace] = Dictionary(

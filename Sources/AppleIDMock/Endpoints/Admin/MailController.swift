@@ -139,7 +139,9 @@ struct MailController: Sendable {
         guard original.direction == "inbound", original.outcome == "relayed" else {
             throw AdminError(
                 status: .conflict, code: "not_applicable",
-                message: "mail \(original.id) was not relayed to the user (outcome \(original.outcome)); there is nothing to reply to")
+                message:
+                    "mail \(original.id) was not relayed to the user (outcome \(original.outcome)); there is nothing to reply to"
+            )
         }
         guard let server = services.mail.configuration.replyServer else {
             throw AdminError(

@@ -60,8 +60,9 @@ extension MockState {
                 case .failure(let found): refusal = refusal ?? found
                 }
             }
-            if let refusal = refusal ?? RelayRules.message(
-                headers, targets: targets, teams: world.teams, requireDKIM: world.settings.mailRequireDkimSignature)
+            if let refusal = refusal
+                ?? RelayRules.message(
+                    headers, targets: targets, teams: world.teams, requireDKIM: world.settings.mailRequireDkimSignature)
             {
                 var records: [MailRecord] = []
                 for address in envelope.recipients {
@@ -170,7 +171,10 @@ extension MockState {
         var groups: [(appGroupId: String, forwarding: Bool)] = []
         for consent in consents.sorted(by: { $0.appGroupId < $1.appGroupId }) {
             groups.append(
-                (consent.appGroupId, try await session.relayForwarding(userKey: user.key, appGroupId: consent.appGroupId))
+                (
+                    consent.appGroupId,
+                    try await session.relayForwarding(userKey: user.key, appGroupId: consent.appGroupId)
+                )
             )
         }
         return RelayAddressFacts(

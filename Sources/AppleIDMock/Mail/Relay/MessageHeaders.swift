@@ -41,7 +41,10 @@ struct MessageHeaders: Sendable, Equatable {
                 if !fields.isEmpty { fields[fields.count - 1].value += " " + line.trimmingCharacters(in: .whitespaces) }
             } else if let colon = line.firstIndex(of: ":"), fields.count < Self.maxFields {
                 fields.append(
-                    (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+                    (
+                        String(line[..<colon]),
+                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                    ))
             }
         }
         self.fields = fields

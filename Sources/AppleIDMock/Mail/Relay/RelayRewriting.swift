@@ -26,7 +26,8 @@ enum RelayRewriting {
         _ message: [UInt8], headers: MessageHeaders, target: RelayTarget, heloName: String, id: String, at: Date,
         overTLS: Bool
     ) -> [UInt8] {
-        var top = "Received: from \(sanitized(heloName)) by privaterelay.appleid.com (apple-id-mock) with \(overTLS ? "ESMTPS" : "ESMTP") id \(id)\r\n\tfor <\(target.address)>; \(rfc5322Date(at))\r\n"
+        var top =
+            "Received: from \(sanitized(heloName)) by privaterelay.appleid.com (apple-id-mock) with \(overTLS ? "ESMTPS" : "ESMTP") id \(id)\r\n\tfor <\(target.address)>; \(rfc5322Date(at))\r\n"
         top += "Delivered-To: \(target.deliverTo)\r\n"
         let rewritten = rewrittenFrom(headers, relayAddress: target.address)
         var out = Array(top.utf8)

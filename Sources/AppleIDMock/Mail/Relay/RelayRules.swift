@@ -25,7 +25,8 @@ enum RelayRules {
             let groups = facts.hiddenGroups.map(\.appGroupId).joined(separator: ", ")
             return .failure(
                 .userNotFound(
-                    address, reason: "user \(facts.userKey) turned relay forwarding off (email-disabled) for \(groups)"))
+                    address, reason: "user \(facts.userKey) turned relay forwarding off (email-disabled) for \(groups)")
+            )
         }
         if let refusal = senderRefusal(
             sender, field: "envelope sender (MAIL FROM)", teamId: facts.teamId, teams: teams)

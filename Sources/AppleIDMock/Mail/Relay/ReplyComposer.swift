@@ -32,10 +32,13 @@ enum ReplyComposer {
         lines += [
             "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit", "",
         ]
-        let body = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
-            .joined(separator: "\r\n")
+        let body = text.replacingOccurrences(of: "\r\n", with: "\n").split(
+            separator: "\n", omittingEmptySubsequences: false
+        )
+        .joined(separator: "\r\n")
         let message = Array((lines.joined(separator: "\r\n") + "\r\n" + body + "\r\n").utf8)
-        return Reply(sender: record.recipient, recipient: original, message: message, messageId: messageId, subject: subject)
+        return Reply(
+            sender: record.recipient, recipient: original, message: message, messageId: messageId, subject: subject)
     }
 
     /// `text` as one header line.

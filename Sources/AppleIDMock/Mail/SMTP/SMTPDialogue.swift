@@ -177,7 +177,9 @@ struct SMTPDialogue: Sendable {
         case .help:
             return .reply(SMTPReply(214, "2.0.0", "https://www.rfc-editor.org/rfc/rfc5321"))
         case .startTLS:
-            guard tlsAvailable, !overTLS else { return error(SMTPReply(502, "5.5.1", "Error: command not implemented")) }
+            guard tlsAvailable, !overTLS else {
+                return error(SMTPReply(502, "5.5.1", "Error: command not implemented"))
+            }
             guard phase == .ready || phase == .fresh else {
                 return error(SMTPReply(503, "5.5.1", "Error: STARTTLS in a mail transaction"))
             }

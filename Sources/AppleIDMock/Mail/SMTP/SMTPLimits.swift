@@ -12,9 +12,9 @@ struct SMTPLimits: Sendable, Equatable {
     /// Errors tolerated on one connection before it is closed with `421`.
     var maxErrors = 20
     /// Commands tolerated on one connection (pipelining abuse) before it is closed with `421`.
-    var maxCommands = 50_000
-    /// Seconds a client may stay silent.
-    var idleSeconds: Int64 = 60
+    var maxCommands = 20_000
+    /// How long a client may stay silent, in milliseconds (the server's `--idle-timeout`).
+    var idleMilliseconds: Int64 = 30_000
     /// Connections served at once; more are answered `421` and closed.
     var maxConnections = 64
 }

@@ -15,10 +15,13 @@ extension SMTPServer {
         onListening: (@Sendable (Int) -> Void)?
     ) async throws -> [any Service] {
         guard let port = configuration.mail.smtpPort else { return [] }
+        var limits = SMTPLimits()
+        let idle = configuration.idleTimeoutSeconds.isFinite ? configuration.idleTimeoutSeconds : 30
+        limits.idleMilliseconds = Int64(min(max(idle, 0.1), 86_400) * 1000)
         let server: SMTPServer
         do {
             server = try await SMTPServer.bind(
-                host: configuration.host, port: port, desk: MailDesk(services: services), tls: tls,
+                host: configuration.host, port: port, desk: MailDesk(services: services), limits: limits, tls: tls,
                 logger: services.logger)
         } catch {
             throw SMTPListenError(

@@ -19,7 +19,7 @@ struct SMTPServer: Service {
     /// The TLS context for STARTTLS (`nil`: not offered).
     let tls: NIOSSLContext?
     let logger: Logger
-    private let open = Atomic<Int>(0)
+    private let open = ConnectionCount()
 
     /// The port it is bound to.
     var port: Int { listener.channel.localAddress?.port ?? 0 }
@@ -36,7 +36,7 @@ struct SMTPServer: Service {
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
-                        IdleStateHandler(readTimeout: .seconds(limits.idleSeconds)),
+                        IdleStateHandler(readTimeout: .milliseconds(limits.idleMilliseconds)),
                         SMTPIdleHandler(hostName: limits.hostName),
                         SMTPFramingHandler(maxLineLength: limits.maxLineLength),
                     ])
@@ -73,8 +73,8 @@ struct SMTPServer: Service {
 
     /// Serves one connection until QUIT, a fatal error, the client leaving, or shutdown.
     private func serve(_ connection: Connection) async {
-        let count = open.wrappingAdd(1, ordering: .relaxed).newValue
-        defer { open.wrappingSubtract(1, ordering: .relaxed) }
+        let count = open.value.wrappingAdd(1, ordering: .relaxed).newValue
+        defer { open.value.wrappingSubtract(1, ordering: .relaxed) }
         do {
             try await connection.executeThenClose { inbound, outbound in
                 func say(_ reply: SMTPReply) async throws {
@@ -121,4 +121,9 @@ struct SMTPServer: Service {
             channel.pipeline.fireUserInboundEventTriggered(SMTPFramingHandler.TLSStarted())
         }.get()
     }
+}
+
+/// How many SMTP connections are open (a class, so that the service stays copyable).
+final class ConnectionCount: Sendable {
+    let value = Atomic<Int>(0)
 }

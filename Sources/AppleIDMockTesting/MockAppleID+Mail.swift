@@ -1,3 +1,4 @@
+import AppleIDMock
 import Foundation
 
 extension MockAppleID {

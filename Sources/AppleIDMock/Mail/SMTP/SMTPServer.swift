@@ -103,8 +103,7 @@ struct SMTPServer: Service {
                         try await say(dialogue.delivered(reply))
                         await forward()
                     case .startTLS(let reply):
-                        try await say(reply)
-                        try await startTLS(on: connection.channel)
+                        try await startTLS(on: connection.channel, after: reply)
                     }
                 }
             }
@@ -113,11 +112,15 @@ struct SMTPServer: Service {
         }
     }
 
-    /// Puts TLS in front of the connection and marks the switch for the framing.
-    private func startTLS(on channel: any Channel) async throws {
+    /// Answers STARTTLS, puts TLS in front of the connection and marks the switch for the framing,
+    /// in one turn of the event loop: the client's handshake cannot arrive in between. Replies
+    /// written before were handed to the loop earlier, so they go out before, in the clear.
+    private func startTLS(on channel: any Channel, after reply: SMTPReply) async throws {
         guard let tls else { return }
         try await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls), position: .first)
+            let operations = channel.pipeline.syncOperations
+            operations.writeAndFlush(NIOAny(ByteBuffer(string: reply.wire)), promise: nil)
+            try operations.addHandler(NIOSSLServerHandler(context: tls), position: .first)
             channel.pipeline.fireUserInboundEventTriggered(SMTPFramingHandler.TLSStarted())
         }.get()
     }

@@ -3,6 +3,7 @@ messages with the reason, the raw message, and a reply sent as the user to the t
 
 import re
 import smtplib
+import socket
 import threading
 from pathlib import Path
 
@@ -20,6 +21,12 @@ def test_the_mail_tab_says_how_to_turn_smtp_on(mock, browser):
     assert browser.find_element(By.ID, "mail-empty").is_displayed()
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 class Sink:
     """A minimal SMTP sink on a thread: accepts one message at a time and keeps it."""
 
@@ -33,9 +40,9 @@ class Sink:
                 sink.messages.append(envelope)
                 return "250 OK"
 
-        self.controller = aiosmtpd.Controller(Handler(), hostname="127.0.0.1", port=0)
+        self.controller = aiosmtpd.Controller(Handler(), hostname="127.0.0.1", port=free_port())
         self.controller.start()
-        self.port = self.controller.server.sockets[0].getsockname()[1]
+        self.port = self.controller.port
 
 
 @pytest.fixture
@@ -51,7 +58,8 @@ def relay():
 
 
 def test_relayed_and_refused_mail_and_a_reply_as_the_user(relay, browser):
-    credential = relay.admin("POST", "/__admin/native/authorize", {"clientId": "com.example.app", "user": "sam"})
+    credential = relay.admin("POST", "/__admin/native/authorize",
+                             {"clientId": "com.example.app", "user": "sam", "scopes": ["name", "email"]})
     address = credential["email"]
     with smtplib.SMTP("127.0.0.1", relay.smtp_port, timeout=15) as client:
         client.sendmail("news@example.com", [address],

@@ -8,6 +8,7 @@ and helpers that sign users in with Hide My Email and read the mailbox.
 import json
 import os
 import re
+import socket
 import subprocess
 import tempfile
 import threading
@@ -24,6 +25,13 @@ BINARY = os.environ.get("APPLE_ID_MOCK_BINARY") or str(ROOT / ".build/debug/appl
 EXAMPLE_TEAM, OTHER_TEAM = "DEF123GHIJ", "XYZ789KLMN"
 
 
+def free_port():
+    """A port nothing listens on now (aiosmtpd checks its own start by connecting to it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 class Sink:
     """An SMTP server (aiosmtpd) that keeps every message it receives."""
 
@@ -36,9 +44,9 @@ class Sink:
                 sink.messages.append(envelope)
                 return "250 Message accepted for delivery"
 
-        self.controller = Controller(Handler(), hostname="127.0.0.1", port=0)
+        self.controller = Controller(Handler(), hostname="127.0.0.1", port=free_port())
         self.controller.start()
-        self.port = self.controller.server.sockets[0].getsockname()[1]
+        self.port = self.controller.port
 
     def wait(self, count, seconds=10):
         """The messages once there are `count` of them (polled, with a deadline)."""

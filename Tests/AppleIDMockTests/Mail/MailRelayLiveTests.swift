@@ -35,7 +35,7 @@ struct MailRelayLiveTests {
                     Self.message(from: "x@nowhere.example", to: relay), from: "x@nowhere.example", to: [relay],
                     server: server)
             } throws: { error in
-                "\(error)".contains("550 <x@nowhere.example>: unauthorized sender")
+                "\(error)".contains("550 5.1.1 <x@nowhere.example>: unauthorized sender")
             }
             let refused = try await mock.waitForMail(user: "sam", outcome: "unauthorized_sender")
             #expect(refused.first?.reason?.contains("not registered for team DEF123GHIJ") == true)

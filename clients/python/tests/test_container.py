@@ -177,7 +177,8 @@ def test_the_mail_relay_over_the_mapped_smtp_port(image):
     import smtplib
 
     with AppleIDMockContainer(image, smtp=True) as apple:
-        apple.admin("POST", "native/authorize", json_body={"clientId": "com.example.app", "user": "sam"})
+        apple.admin("POST", "native/authorize", json_body={"clientId": "com.example.app", "user": "sam",
+                                                                 "scopes": ["name", "email"]})
         relay = apple.relay_address("sam", "example")
         host, port = apple.smtp_address()
         with smtplib.SMTP(host, port, timeout=15) as client:

@@ -1,7 +1,7 @@
 // The Mail section: the private email relay's mailbox, newest first: every message your backend
 // sent to a relay address (relayed to the user, or refused with Apple's reply and the reason) and
-// every reply the user sent back. Shows how to turn SMTP on when it is off; a reply button on
-// relayed messages sends the user's answer through the outbound SMTP server.
+// every reply the user sent back. Shows how to turn SMTP on when it is off; with an outbound SMTP
+// server, a reply button on relayed messages sends the user's answer through it.
 
 import { api } from "./api.js";
 import { act, fillTable, h, time } from "./dom.js";
@@ -66,7 +66,7 @@ export function createMail(ctx) {
     return form;
   }
 
-  function row(entry) {
+  function row(entry, canReply) {
     const ok = entry.outcome === "relayed" || entry.outcome === "sent";
     const reply = entry.direction === "reply";
     return h("tr", { "data-mail": entry.id, "data-outcome": entry.outcome },
@@ -83,7 +83,7 @@ export function createMail(ctx) {
         entry.reason ? h("div", { class: "reason", text: entry.reason }) : "",
         entry.forward ? h("div", { class: "muted small" }, `forward: ${entry.forward}`) : ""),
       h("td", {}, entry.hasRaw ? h("a", { href: `/__admin/mail/${encodeURIComponent(entry.id)}/raw`, target: "_blank", rel: "noopener", text: "Raw message" }) : "",
-        entry.direction === "inbound" && entry.outcome === "relayed" ? replyForm(entry) : ""));
+        canReply && entry.direction === "inbound" && entry.outcome === "relayed" ? replyForm(entry) : ""));
   }
 
   let latest = 0;
@@ -95,7 +95,9 @@ export function createMail(ctx) {
     const { smtp, entries } = await api("GET", `/__admin/mail?${params}`);
     if (asked !== latest) return;
     showStatus(smtp);
-    fillTable(tbody, JSON.stringify(entries.map((e) => [e.id, e.outcome, e.forward])) + params, () => entries.map(row));
+    const canReply = Boolean(smtp.outbound);
+    fillTable(tbody, JSON.stringify(entries.map((e) => [e.id, e.outcome, e.forward])) + params + canReply,
+      () => entries.map((entry) => row(entry, canReply)));
     empty.hidden = entries.length > 0;
   }
 

@@ -47,6 +47,7 @@ struct MailDeskTests {
         let records = try await services.state.mailRecords()
         #expect(records.map(\.outcome) == ["relayed"])
         let record = try #require(records.first)
+        #expect(reply.description.hasSuffix("Ok: queued as \(record.id)"))
         #expect(record.deliveredTo == "sam.lee@example.org" && record.subject == "Hello")
         let raw = try #require(try await services.state.mailMessage(record.id))
         #expect(String(decoding: raw.data, as: UTF8.self).contains("Delivered-To: sam.lee@example.org"))

@@ -81,10 +81,12 @@ extension MockState {
             }
             var delivered: [(record: MailRecord, message: [UInt8])] = []
             let firstId = MailRecord.newId(at: wallTime)
-            for target in targets {
+            for (position, target) in targets.enumerated() {
                 var record = Self.record(
                     envelope, headers: headers, recipient: target.address, now: now, wallTime: wallTime,
                     outcome: "relayed")
+                // The reply's "queued as" names the first recipient's entry.
+                if position == 0 { record.id = firstId }
                 record.userKey = target.userKey
                 record.teamId = target.teamId
                 record.deliveredTo = target.deliverTo

@@ -153,3 +153,14 @@ def test_slow_client_still_served_and_server_answers_others(mock):
     other.send(b"QUIT\r\n")
     assert other.reply()[0].startswith(b"221")
     raw.close()
+
+
+def test_shutdown_says_421_to_open_connections():
+    mock = Mock("--smtp-port", "0")
+    try:
+        raw = Raw(mock)
+        mock.process.terminate()
+        assert raw.reply()[0].startswith(b"421 4.3.2")
+        raw.close()
+    finally:
+        mock.stop()

@@ -86,25 +86,32 @@ struct SMTPServer: Service {
                 }
                 var dialogue = SMTPDialogue(limits: limits, tlsAvailable: tls != nil)
                 try await say(dialogue.greeting)
-                for try await input in inbound {
-                    switch dialogue.receive(input) {
-                    case .none:
-                        continue
-                    case .reply(let reply):
-                        try await say(reply)
-                    case .replyAndClose(let reply):
-                        try await say(reply)
-                        return
-                    case .checkRecipient(let address, let sender):
-                        let refusal = await desk.checkRecipient(address, sender: sender, overTLS: dialogue.overTLS)
-                        try await say(dialogue.recipientChecked(address, refusal: refusal))
-                    case .deliver(let envelope):
-                        let (reply, forward) = await desk.deliver(envelope)
-                        try await say(dialogue.delivered(reply))
-                        await forward()
-                    case .startTLS(let reply):
-                        try await startTLS(on: connection.channel, after: reply)
+                do {
+                    for try await input in inbound {
+                        switch dialogue.receive(input) {
+                        case .none:
+                            continue
+                        case .reply(let reply):
+                            try await say(reply)
+                        case .replyAndClose(let reply):
+                            try await say(reply)
+                            return
+                        case .checkRecipient(let address, let sender):
+                            let refusal = await desk.checkRecipient(address, sender: sender, overTLS: dialogue.overTLS)
+                            try await say(dialogue.recipientChecked(address, refusal: refusal))
+                        case .deliver(let envelope):
+                            let (reply, forward) = await desk.deliver(envelope)
+                            try await say(dialogue.delivered(reply))
+                            await forward()
+                        case .startTLS(let reply):
+                            try await startTLS(on: connection.channel, after: reply)
+                        }
                     }
+                } catch  where Task.isCancelled {}
+                if Task.isCancelled {
+                    // The server is shutting down: a last word, as an MTA gives, not a silent close.
+                    let bye = SMTPReply(421, "4.3.2", "\(limits.hostName) Service shutting down")
+                    connection.channel.writeAndFlush(NIOAny(ByteBuffer(string: bye.wire)), promise: nil)
                 }
             }
         } catch {

@@ -69,6 +69,10 @@ def test_relayed_and_refused_mail_and_a_reply_as_the_user(relay, browser):
     open_dashboard(browser, relay)
     browser.get(relay.url + "/__admin/#mail")
     wait(browser, lambda d: "listening on port" in d.find_element(By.ID, "mail-status").text, "SMTP shows as on")
+    senders = wait(browser, lambda d: "Registered senders" in d.find_element(By.ID, "mail-status").text
+                   and d.find_element(By.ID, "mail-status").text, "the registered senders show")
+    assert "Example Corp (DEF123GHIJ): example.com, receipts@payments.example.net" in senders
+    assert "Other Studio (XYZ789KLMN): none" in senders
     relayed = "#mail-table tr[data-outcome=relayed]"
     refused = "#mail-table tr[data-outcome=unauthorized_sender]"
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, relayed) and d.find_elements(By.CSS_SELECTOR, refused),

@@ -47,6 +47,15 @@ export function createMail(ctx) {
         "; 0 picks a free port) and send mail to a relay address from the Users section.");
     }
     status.classList.toggle("warning", !smtp.listening);
+    const teams = ctx.scenario?.teams ?? [];
+    if (teams.length) {
+      status.append(h("span", { class: "senders" }, " Registered senders (",
+        h("code", { text: "teams[].emailSources" }), "): ",
+        teams.map((team) => {
+          const sources = [...(team.emailSources?.domains ?? []), ...(team.emailSources?.addresses ?? [])];
+          return `${team.name} (${team.teamId}): ${sources.length ? sources.join(", ") : "none"}`;
+        }).join("; "), "."));
+    }
   }
 
   function replyForm(entry) {

@@ -60,7 +60,6 @@ let package = Package(
             name: "AppleIDMock",
             dependencies: [
                 "COpenSSL",
-                "CMallocTuning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -85,6 +84,7 @@ let package = Package(
             name: "AppleIDMockCLI",
             dependencies: [
                 "AppleIDMock",
+                "CMallocTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,6 +115,7 @@ let package = Package(
             name: "AppleIDMockTests",
             dependencies: [
                 "AppleIDMock",
+                "CMallocTuning",
                 "AppleIDMockTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

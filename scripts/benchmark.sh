@@ -19,6 +19,8 @@
 #     mock's memory-store runs).
 # wrk -t2 -c32 runs on the same cores as the server, so every rate includes the load generator's share.
 # Usage: scripts/benchmark.sh [seconds per measurement, default 5]
+# To compare two builds (before and after a change) in one run, alternating them, see
+# scripts/benchmark-ab.sh.
 # Needs wrk and openssl (apt-get install wrk openssl); PostgreSQL is used when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

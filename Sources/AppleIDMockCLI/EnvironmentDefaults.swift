@@ -1,23 +1,25 @@
+import AppleIDMock
 import Foundation
 
-/// The environment variables the CLI reads when a flag is not given (flag, then variable, then default).
+/// The environment variables the CLI reads when a flag is not given (flag, then variable, then
+/// default), as `ServeOptions` names them.
 enum EnvironmentDefaults {
-    static let host = "APPLE_ID_MOCK_HOST"
-    static let port = "APPLE_ID_MOCK_PORT"
-    static let publicURL = "APPLE_ID_MOCK_PUBLIC_URL"
-    static let scenariosDir = "APPLE_ID_MOCK_SCENARIOS_DIR"
-    static let keysDir = "APPLE_ID_MOCK_KEYS_DIR"
-    static let scenario = "APPLE_ID_MOCK_SCENARIO"
-    static let logLevel = "APPLE_ID_MOCK_LOG_LEVEL"
-    static let state = "APPLE_ID_MOCK_STATE"
-    static let adminToken = "APPLE_ID_MOCK_ADMIN_TOKEN"
-    static let idleTimeout = "APPLE_ID_MOCK_IDLE_TIMEOUT"
-    static let tls = "APPLE_ID_MOCK_TLS"
-    static let tlsCert = "APPLE_ID_MOCK_TLS_CERT"
-    static let tlsKey = "APPLE_ID_MOCK_TLS_KEY"
-    static let smtpPort = "APPLE_ID_MOCK_SMTP_PORT"
-    static let smtpForward = "APPLE_ID_MOCK_SMTP_FORWARD"
-    static let smtpOutbound = "APPLE_ID_MOCK_SMTP_OUTBOUND"
+    static let host = ServeOptions.host.variable
+    static let port = ServeOptions.port.variable
+    static let publicURL = ServeOptions.publicURL.variable
+    static let scenariosDir = ServeOptions.scenariosDir.variable
+    static let keysDir = ServeOptions.keysDir.variable
+    static let scenario = ServeOptions.scenario.variable
+    static let logLevel = ServeOptions.logLevel.variable
+    static let state = ServeOptions.state.variable
+    static let adminToken = ServeOptions.adminToken.variable
+    static let idleTimeout = ServeOptions.idleTimeout.variable
+    static let tls = ServeOptions.tls.variable
+    static let tlsCert = ServeOptions.tlsCert.variable
+    static let tlsKey = ServeOptions.tlsKey.variable
+    static let smtpPort = ServeOptions.smtpPort.variable
+    static let smtpForward = ServeOptions.smtpForward.variable
+    static let smtpOutbound = ServeOptions.smtpOutbound.variable
 
     /// The value of `name`, if set and not empty.
     static func value(_ name: String) -> String? {

@@ -3,22 +3,23 @@ import ArgumentParser
 
 /// The options every subcommand shares: where scenarios and keys live and which scenario is active.
 struct LocationOptions: ParsableArguments {
-    @Option(
-        name: .customLong("scenarios-dir"),
-        help: "Scenario files folder [env APPLE_ID_MOCK_SCENARIOS_DIR, default scenarios]")
+    @Option(name: .customLong("scenarios-dir"), help: ArgumentHelp(ServeOptions.scenariosDir.help))
     var scenariosDir: String?
 
-    @Option(
-        name: .customLong("keys-dir"),
-        help: "Keys folder (signing/, developer/) [env APPLE_ID_MOCK_KEYS_DIR, default keys]")
+    @Option(name: .customLong("keys-dir"), help: ArgumentHelp(ServeOptions.keysDir.help))
     var keysDir: String?
 
-    @Option(help: "Active scenario name [env APPLE_ID_MOCK_SCENARIO, default default]")
+    @Option(help: ArgumentHelp(ServeOptions.scenario.help))
     var scenario: String?
 
     var resolvedScenariosDir: String {
-        scenariosDir ?? EnvironmentDefaults.value(EnvironmentDefaults.scenariosDir) ?? "scenarios"
+        scenariosDir ?? EnvironmentDefaults.value(EnvironmentDefaults.scenariosDir)
+            ?? ServerConfiguration.Defaults.scenariosDirectory
     }
-    var resolvedKeysDir: String { keysDir ?? EnvironmentDefaults.value(EnvironmentDefaults.keysDir) ?? "keys" }
-    var resolvedScenario: String { scenario ?? EnvironmentDefaults.value(EnvironmentDefaults.scenario) ?? "default" }
+    var resolvedKeysDir: String {
+        keysDir ?? EnvironmentDefaults.value(EnvironmentDefaults.keysDir) ?? ServerConfiguration.Defaults.keysDirectory
+    }
+    var resolvedScenario: String {
+        scenario ?? EnvironmentDefaults.value(EnvironmentDefaults.scenario) ?? ServerConfiguration.Defaults.scenario
+    }
 }

@@ -5,25 +5,13 @@ import Synchronization
 /// The email relay's flags of `serve`: the SMTP port (off unless given) and the servers relayed
 /// messages are copied to and replies sent through.
 struct MailOptions: ParsableArguments {
-    @Option(
-        name: .customLong("smtp-port"),
-        help:
-            "Accept mail for the relay addresses over SMTP on this port of --host, 0 for any free port [env APPLE_ID_MOCK_SMTP_PORT, default: off]"
-    )
+    @Option(name: .customLong("smtp-port"), help: ArgumentHelp(ServeOptions.smtpPort.help))
     var smtpPort: Int?
 
-    @Option(
-        name: .customLong("smtp-forward"),
-        help:
-            "Also send every relayed message, as delivered to the user, to this SMTP server, e.g. your Mailpit at localhost:1025 [env APPLE_ID_MOCK_SMTP_FORWARD]"
-    )
+    @Option(name: .customLong("smtp-forward"), help: ArgumentHelp(ServeOptions.smtpForward.help))
     var smtpForward: String?
 
-    @Option(
-        name: .customLong("smtp-outbound"),
-        help:
-            "Send the user's replies (POST /__admin/mail/{id}/reply) through this SMTP server [env APPLE_ID_MOCK_SMTP_OUTBOUND, default: --smtp-forward]"
-    )
+    @Option(name: .customLong("smtp-outbound"), help: ArgumentHelp(ServeOptions.smtpOutbound.help))
     var smtpOutbound: String?
 
     /// The mail configuration from the flags, else the environment.

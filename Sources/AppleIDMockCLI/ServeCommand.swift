@@ -8,57 +8,34 @@ import Logging
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the mock server.")
 
-    @Option(help: "Interface to bind [env APPLE_ID_MOCK_HOST, default 127.0.0.1]")
+    @Option(help: ArgumentHelp(ServeOptions.host.help))
     var host: String?
 
-    @Option(help: "Port to bind, 0 for any free port [env APPLE_ID_MOCK_PORT, default 8080]")
+    @Option(help: ArgumentHelp(ServeOptions.port.help))
     var port: Int?
 
-    @Option(
-        name: .customLong("public-url"),
-        help:
-            "Base URL clients use, for discovery and pages [env APPLE_ID_MOCK_PUBLIC_URL, default: the request's Host]")
+    @Option(name: .customLong("public-url"), help: ArgumentHelp(ServeOptions.publicURL.help))
     var publicURL: String?
 
-    @Option(
-        name: .customLong("log-level"),
-        help: "trace, debug, info, notice, warning, error [env APPLE_ID_MOCK_LOG_LEVEL, default notice]")
+    @Option(name: .customLong("log-level"), help: ArgumentHelp(ServeOptions.logLevel.help))
     var logLevel: String?
 
-    @Option(
-        help:
-            "Where state lives: memory, sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DB [env APPLE_ID_MOCK_STATE, default memory]"
-    )
+    @Option(help: ArgumentHelp(ServeOptions.state.help))
     var state: String?
 
-    @Option(
-        name: .customLong("admin-token"),
-        help:
-            "Bearer token every /__admin/* call must send (Authorization: Bearer <token>); prefer the variable, a flag shows in the process list [env APPLE_ID_MOCK_ADMIN_TOKEN, default none]"
-    )
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp(ServeOptions.adminToken.help))
     var adminToken: String?
 
-    @Option(
-        name: .customLong("idle-timeout"),
-        help:
-            "Seconds a connection may sit idle, or take to send its headers, before it is closed [env APPLE_ID_MOCK_IDLE_TIMEOUT, default 30]"
-    )
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp(ServeOptions.idleTimeout.help))
     var idleTimeout: Double?
 
-    @Flag(
-        help:
-            "Serve HTTPS with the bundled test certificate for appleid.apple.com, localhost, 127.0.0.1 and ::1 (keys/tls/, trust keys/tls/ca.pem) [env APPLE_ID_MOCK_TLS=1]"
-    )
+    @Flag(help: ArgumentHelp(ServeOptions.tls.help))
     var tls = false
 
-    @Option(
-        name: .customLong("tls-cert"),
-        help: "Serve HTTPS with this PEM certificate chain (with --tls-key) [env APPLE_ID_MOCK_TLS_CERT]")
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp(ServeOptions.tlsCert.help))
     var tlsCert: String?
 
-    @Option(
-        name: .customLong("tls-key"),
-        help: "The PEM private key of --tls-cert [env APPLE_ID_MOCK_TLS_KEY]")
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp(ServeOptions.tlsKey.help))
     var tlsKey: String?
 
     @OptionGroup var mail: MailOptions
@@ -114,16 +91,20 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func resolve() throws -> ServerConfiguration {
-        let portText = port.map(String.init) ?? EnvironmentDefaults.value(EnvironmentDefaults.port) ?? "8080"
+        let portText =
+            port.map(String.init) ?? EnvironmentDefaults.value(EnvironmentDefaults.port)
+            ?? String(ServerConfiguration.Defaults.port)
         guard let port = Int(portText), (0...65_535).contains(port) else {
             throw ValidationError("port must be 0...65535, found \(portText)")
         }
-        let levelText = logLevel ?? EnvironmentDefaults.value(EnvironmentDefaults.logLevel) ?? "notice"
+        let levelText =
+            logLevel ?? EnvironmentDefaults.value(EnvironmentDefaults.logLevel)
+            ?? ServerConfiguration.Defaults.logLevel.rawValue
         guard let level = Logger.Level(rawValue: levelText) else {
             throw ValidationError(
                 "log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let stateText = state ?? EnvironmentDefaults.value(EnvironmentDefaults.state) ?? "memory"
+        let stateText = state ?? EnvironmentDefaults.value(EnvironmentDefaults.state) ?? ServeOptions.state.defaultText
         let location: StoreLocation
         do {
             location = try StoreLocation(parsing: stateText)
@@ -132,12 +113,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let idleText =
-            idleTimeout.map { String($0) } ?? EnvironmentDefaults.value(EnvironmentDefaults.idleTimeout) ?? "30"
+            idleTimeout.map { String($0) } ?? EnvironmentDefaults.value(EnvironmentDefaults.idleTimeout)
+            ?? String(ServerConfiguration.Defaults.idleTimeoutSeconds)
         guard let idle = Double(idleText), idle >= 0.1, idle <= 3_600 else {
             throw ValidationError("idle timeout must be 0.1...3600 seconds, found \(idleText)")
         }
         var configuration = ServerConfiguration(
-            host: host ?? EnvironmentDefaults.value(EnvironmentDefaults.host) ?? "127.0.0.1", port: port,
+            host: host ?? EnvironmentDefaults.value(EnvironmentDefaults.host) ?? ServerConfiguration.Defaults.host,
+            port: port,
             publicBaseURL: publicURL ?? EnvironmentDefaults.value(EnvironmentDefaults.publicURL),
             scenariosDirectory: locations.resolvedScenariosDir, keysDirectory: locations.resolvedKeysDir,
             scenario: locations.resolvedScenario, logLevel: level, state: location,

@@ -34,7 +34,7 @@ extension MockAppleID {
             var appGroup: String?
         }
         let order = Order(type: event.rawValue, user: user, appGroup: appGroup)
-        return try await call(.post, "/__admin/events", json: order, as: FiredEvent.self)
+        return try await call(.post, AdminPath.absolute(AdminPath.events), json: order, as: FiredEvent.self)
     }
 
     /// `duration` in seconds, refusing a fraction the mock would drop.
@@ -52,7 +52,7 @@ extension MockAppleID {
 
     /// The mock's current instant (what `iat`, `exp` and code expiry are measured against).
     public func now() async throws -> Date {
-        Date(timeIntervalSince1970: try await call(.get, "/__admin/clock", as: ClockView.self).now)
+        Date(timeIntervalSince1970: try await call(.get, AdminPath.absolute(AdminPath.clock), as: ClockView.self).now)
     }
 
     /// Moves the mock's clock by `duration` (negative: back), in whole seconds as the mock counts
@@ -60,18 +60,19 @@ extension MockAppleID {
     /// key grace periods.
     public func advanceClock(by duration: Duration) async throws {
         let seconds = try Self.wholeSeconds(duration, "advanceClock(by:)")
-        _ = try await call(.post, "/__admin/clock", json: ["advanceSeconds": seconds], as: ClockView.self)
+        _ = try await call(
+            .post, AdminPath.absolute(AdminPath.clock), json: ["advanceSeconds": seconds], as: ClockView.self)
     }
 
     /// Sets the mock's clock to `instant` (whole seconds).
     public func setClock(to instant: Date) async throws {
         let seconds = Int(instant.timeIntervalSince1970.rounded(.down))
-        _ = try await call(.post, "/__admin/clock", json: ["now": seconds], as: ClockView.self)
+        _ = try await call(.post, AdminPath.absolute(AdminPath.clock), json: ["now": seconds], as: ClockView.self)
     }
 
     /// Forgets consents, codes, tokens, events and notifications, as at start (`POST /__admin/reset`).
     public func reset() async throws {
-        try await succeeding(.post, "/__admin/reset")
+        try await succeeding(.post, AdminPath.absolute(AdminPath.reset))
     }
 }
 
@@ -80,13 +81,15 @@ extension MockAppleID {
     /// as `name` and makes it the active one, after the same checks as at start-up; a problem
     /// throws `MockAppleIDError.unexpectedAnswer` naming each field and why.
     public func useScenario(json: String, named name: String = "test") async throws {
-        let path = "/__admin/scenarios?" + FormParameters.encode([("name", name), ("activate", "true")])
+        let path =
+            AdminPath.absolute(AdminPath.scenarios) + "?"
+            + FormParameters.encode([("name", name), ("activate", "true")])
         try await succeeding(.post, path, body: .json(json))
     }
 
     /// Makes the scenario `name` (bundled or uploaded) the active one, resetting the session.
     public func useScenario(named name: String) async throws {
         let text = String(decoding: try JSONEncoder().encode(["name": name]), as: UTF8.self)
-        try await succeeding(.put, "/__admin/scenario", body: .json(text))
+        try await succeeding(.put, AdminPath.absolute(AdminPath.scenario), body: .json(text))
     }
 }

@@ -49,7 +49,7 @@ extension MockAppleID {
         if let outcome { query.append(("outcome", outcome)) }
         if let since { query.append(("since", String(Int(since.timeIntervalSince1970.rounded(.down))))) }
         if let limit { query.append(("limit", String(limit))) }
-        let path = "/__admin/journal" + (query.isEmpty ? "" : "?" + FormParameters.encode(query))
+        let path = AdminPath.absolute(AdminPath.journal) + (query.isEmpty ? "" : "?" + FormParameters.encode(query))
         return try await call(.get, path, as: Listing.self).entries
     }
 
@@ -82,7 +82,7 @@ extension MockAppleID {
     /// The notification outbox, newest first.
     public func notifications() async throws -> [ServerNotification] {
         struct Listing: Decodable { var notifications: [ServerNotification] }
-        return try await call(.get, "/__admin/notifications", as: Listing.self).notifications
+        return try await call(.get, AdminPath.absolute(AdminPath.notifications), as: Listing.self).notifications
     }
 
     /// The states of a notification that no more attempts will change.

@@ -32,11 +32,12 @@ extension MockAppleID {
         ]
         if !scopes.isEmpty { query.append(("scope", scopes.map(\.rawValue).joined(separator: " "))) }
         if let nonce { query.append(("nonce", nonce)) }
-        let path = "/auth/authorize?" + FormParameters.encode(query)
+        let path = ApplePath.absolute(ApplePath.authorize) + "?" + FormParameters.encode(query)
         let answer = try await send(.get, path)
         let fields = HiddenFields.parse(answer.body)
         guard answer.status == 200, let code = fields["code"], let idToken = fields["id_token"] else {
-            throw MockAppleIDError.unexpectedAnswer(path: "/auth/authorize", status: answer.status, body: answer.body)
+            throw MockAppleIDError.unexpectedAnswer(
+                path: ApplePath.absolute(ApplePath.authorize), status: answer.status, body: answer.body)
         }
         return WebSignIn(code: code, idToken: idToken, state: fields["state"] ?? "", user: fields["user"])
     }
@@ -78,7 +79,8 @@ extension MockAppleID {
             var nonce: String?
         }
         let order = Order(clientId: bundleId, user: user, scopes: scopes.map(\.rawValue), nonce: nonce)
-        return try await call(.post, "/__admin/native/authorize", json: order, as: NativeCredential.self)
+        return try await call(
+            .post, AdminPath.absolute(AdminPath.nativeAuthorize), json: order, as: NativeCredential.self)
     }
 
     /// A valid `client_secret` for `clientId` (ES256, signed with the bundled developer key of its
@@ -91,7 +93,8 @@ extension MockAppleID {
         struct Made: Decodable { var clientSecret: String }
         let order = Order(
             clientId: clientId, lifetimeSeconds: try Self.wholeSeconds(lifetime, "clientSecret(for:lifetime:)"))
-        return try await call(.post, "/__admin/client-secret", json: order, as: Made.self).clientSecret
+        return try await call(.post, AdminPath.absolute(AdminPath.clientSecret), json: order, as: Made.self)
+            .clientSecret
     }
 
     /// The answer of `/auth/token`.
@@ -118,7 +121,8 @@ extension MockAppleID {
             ("client_secret", try await clientSecret(for: clientId)), ("code", code),
         ]
         if let redirectURI { form.append(("redirect_uri", redirectURI)) }
-        return try await succeeding(.post, "/auth/token", body: .form(form)).decode(TokenResponse.self)
+        return try await succeeding(.post, ApplePath.absolute(ApplePath.token), body: .form(form)).decode(
+            TokenResponse.self)
     }
 
     /// Uses `refreshToken` at `/auth/token` as a backend does (Apple sends no new refresh token).
@@ -127,7 +131,8 @@ extension MockAppleID {
             ("grant_type", "refresh_token"), ("client_id", clientId),
             ("client_secret", try await clientSecret(for: clientId)), ("refresh_token", refreshToken),
         ]
-        return try await succeeding(.post, "/auth/token", body: .form(form)).decode(TokenResponse.self)
+        return try await succeeding(.post, ApplePath.absolute(ApplePath.token), body: .form(form)).decode(
+            TokenResponse.self)
     }
 
     /// Revokes a refresh or access token at `/auth/revoke` as a backend does (Apple answers 200 even
@@ -136,12 +141,12 @@ extension MockAppleID {
         let form = [
             ("client_id", clientId), ("client_secret", try await clientSecret(for: clientId)), ("token", token),
         ]
-        try await succeeding(.post, "/auth/revoke", body: .form(form))
+        try await succeeding(.post, ApplePath.absolute(ApplePath.revoke), body: .form(form))
     }
 
     /// The JWKS the mock publishes at `/auth/keys`, as JSON text.
     public func keys() async throws -> String {
-        try await send(.get, "/auth/keys").body
+        try await send(.get, ApplePath.absolute(ApplePath.keys)).body
     }
 }
 

@@ -159,16 +159,17 @@ final class ReceivedPayloads: Sendable {
     var all: [String] { payloads.withLock { $0 } }
 }
 
-/// The README's Swift example is `ReadmeExampleTests.swift`, character for character.
+/// The Swift example of `docs/testing-kit.md` is `ReadmeExampleTests.swift`, character for character.
 @Suite("README example")
 struct ReadmeExampleDriftTests {
-    @Test("the README shows the example that runs")
+    @Test("docs/testing-kit.md shows the example that runs")
     func sameText() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let readme = try String(
-            contentsOf: folder.appendingPathComponent("../../README.md").standardizedFileURL, encoding: .utf8)
+        let page = try String(
+            contentsOf: folder.appendingPathComponent("../../docs/testing-kit.md").standardizedFileURL,
+            encoding: .utf8)
         let example = try String(contentsOf: folder.appendingPathComponent("ReadmeExampleTests.swift"), encoding: .utf8)
         let code = try #require(example.range(of: "import AppleIDMockTesting")).lowerBound
-        #expect(readme.contains("```swift\n" + example[code...] + "```\n"))
+        #expect(page.contains("```swift\n" + example[code...] + "```\n"))
     }
 }

@@ -1,4 +1,4 @@
-// The README's example, verbatim: if it stops compiling or passing, the README is wrong.
+// The example of docs/testing-kit.md, verbatim: if it stops compiling or passing, the page is wrong.
 import AppleIDMockTesting
 import Foundation
 import JWTKit

@@ -13,7 +13,7 @@ import Testing
 /// resolution and trusting only `keys/tls/ca.pem`. It needs `appleid.apple.com` to resolve to this
 /// machine and port 443: `.ci/run` adds a hosts entry (and takes it out again) and sets
 /// `APPLE_ID_MOCK_REQUIRE_APPLE_ALIAS=1`, so that CI fails instead of skipping.
-@Suite("Apple's default URLs, reached by name", .timeLimit(.minutes(2)))
+@Suite("Apple's default URLs, reached by name", .timeLimit(.minutes(2)), .tags(.live))
 struct AppleDefaultURLsLiveTests {
     static let script = Fixture.root + "/Tests/relying-party/apple_default_urls.py"
     static let required = ProcessInfo.processInfo.environment["APPLE_ID_MOCK_REQUIRE_APPLE_ALIAS"] == "1"

@@ -18,7 +18,7 @@ struct ClientSecretMemoTests {
     private func verify(
         _ secret: String, client: String = Fixture.webClient, at now: Date = Fixture.start, epoch: Int = 1
     )
-        async throws(OAuthError) -> String
+        async throws(AppleError) -> String
     {
         let client = world.clients[client]!
         return try await verifier.verify(
@@ -35,10 +35,10 @@ struct ClientSecretMemoTests {
         #expect(try await verify(secret, at: Fixture.start.addingTimeInterval(60)) == Fixture.teamId)
         #expect(verifier.verified.count == 1)
         // Remembered, yet expired an hour later, and not iat-valid before it was issued.
-        await #expect(throws: OAuthError.self) { try await verify(secret, at: Fixture.start.addingTimeInterval(3_601)) }
-        await #expect(throws: OAuthError.self) { try await verify(secret, at: Fixture.start.addingTimeInterval(-600)) }
+        await #expect(throws: AppleError.self) { try await verify(secret, at: Fixture.start.addingTimeInterval(3_601)) }
+        await #expect(throws: AppleError.self) { try await verify(secret, at: Fixture.start.addingTimeInterval(-600)) }
         // Remembered, yet its sub names another client.
-        await #expect(throws: OAuthError.self) { try await verify(secret, client: "com.example.app") }
+        await #expect(throws: AppleError.self) { try await verify(secret, client: "com.example.app") }
     }
 
     @Test("a secret that fails is not remembered; one changed by a byte is checked anew")
@@ -48,7 +48,7 @@ struct ClientSecretMemoTests {
         bytes[bytes.count - 3] = bytes[bytes.count - 3] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let forged = String(decoding: bytes, as: UTF8.self)
         _ = try await verify(secret)
-        await #expect(throws: OAuthError.self) { try await verify(forged) }
+        await #expect(throws: AppleError.self) { try await verify(forged) }
         #expect(verifier.verified.entry(forged, epoch: 1) == nil)
         #expect(verifier.verified.count == 1)
     }

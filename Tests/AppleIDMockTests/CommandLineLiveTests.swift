@@ -3,7 +3,7 @@ import Testing
 
 /// The `apple-id-mock` command as a user runs it: outside the checkout each command names the
 /// folder it looked in and how to set it; the admin token given as a flag is warned about.
-@Suite("The command line", .timeLimit(.minutes(2)))
+@Suite("The command line", .timeLimit(.minutes(2)), .tags(.live))
 struct CommandLineLiveTests {
     @Test(
         "run outside the checkout, every command that reads scenarios or keys names the folder and the flag or variable",

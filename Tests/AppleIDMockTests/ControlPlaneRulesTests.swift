@@ -166,9 +166,12 @@ struct ServiceDescriptionTests {
             configuration: configuration, store: MemoryStore(), clock: MockClock(), logger: Logger(label: "test"))
         for text in [
             String(describing: services), String(reflecting: services),
-            String(describing: HousekeepingService(services: services)),
-            String(describing: NotificationDeliveryService(services: services)),
-            String(describing: JournalService(services: services)),
+            String(describing: HousekeepingService(state: services.state, logger: services.logger)),
+            String(
+                describing: NotificationDeliveryService(
+                    state: services.state, journal: services.journal, logger: services.logger)),
+            String(
+                describing: JournalService(state: services.state, journal: services.journal, logger: services.logger)),
         ] {
             #expect(!text.contains("s3cr3t"), "\(text)")
         }

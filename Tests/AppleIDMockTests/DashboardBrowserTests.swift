@@ -4,7 +4,7 @@ import Testing
 /// The dashboard in a real browser: `Tests/browser` (pytest + Selenium) drives Debian's chromium
 /// through Debian's chromedriver against the built `apple-id-mock`, including pitfall 1 (a
 /// `form_post` from another site arrives without the app's `SameSite=Lax` cookie).
-@Suite("Dashboard in a real browser")
+@Suite("Dashboard in a real browser", .tags(.live))
 struct DashboardBrowserTests {
     @Test("Tests/browser passes in chromium", .enabled(if: BrowserSuite.shouldRun))
     func browserSuite() async throws {

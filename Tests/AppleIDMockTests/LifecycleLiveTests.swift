@@ -8,7 +8,7 @@ import Testing
 
 /// Native sign-in, credential states and lifecycle events end to end: a live mock delivers signed
 /// notifications to a live receiver, which verifies each JWS against `/auth/keys`.
-@Suite("Native sign-in and lifecycle notifications")
+@Suite("Native sign-in and lifecycle notifications", .tags(.live))
 struct LifecycleLiveTests {
     /// A notification's claims as a backend decodes them.
     struct NotificationPayload: JWTPayload {

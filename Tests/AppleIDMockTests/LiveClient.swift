@@ -55,36 +55,6 @@ struct LiveClient: Sendable {
             "POST", path, body: FormParameters.encode(pairs), contentType: "application/x-www-form-urlencoded")
     }
 
-    /// Signs `user` in to the web client (`login_hint`, form_post) and returns the posted fields:
-    /// `code`, `id_token`, `state`, and `user` on a first authorization.
-    func signIn(_ user: String, scope: String = "name email") async throws -> [String: String] {
-        let query = FormParameters.encode([
-            ("client_id", Fixture.webClient), ("redirect_uri", Fixture.redirect), ("response_type", "code id_token"),
-            ("response_mode", "form_post"), ("scope", scope), ("state", "st"), ("nonce", "n"), ("login_hint", user),
-        ])
-        return Fixture.hiddenFields(try await get("/auth/authorize?" + query).text)
-    }
-
-    /// Exchanges a web client's code at `/auth/token`.
-    func exchange(code: String, secret: String) async throws -> Answer {
-        try await postForm(
-            "/auth/token",
-            [
-                ("grant_type", "authorization_code"), ("client_id", Fixture.webClient), ("client_secret", secret),
-                ("code", code), ("redirect_uri", Fixture.redirect),
-            ])
-    }
-
-    /// Uses a web client's refresh token.
-    func refresh(_ token: String, secret: String) async throws -> Answer {
-        try await postForm(
-            "/auth/token",
-            [
-                ("grant_type", "refresh_token"), ("client_id", Fixture.webClient), ("client_secret", secret),
-                ("refresh_token", token),
-            ])
-    }
-
     /// A native sign-in of `user` to the app (`POST /__admin/native/authorize`).
     func nativeAuthorize(_ user: String) async throws -> Answer {
         try await json(

@@ -9,7 +9,7 @@ import Testing
 /// A live server on a free port, used the way a relying party uses Apple: the whole web flow, with
 /// every id_token verified by jwt-kit's `AppleIdentityToken` against the keys fetched from
 /// `/auth/keys`, and then by an independent Python relying party (Authlib) driven by discovery.
-@Suite("Live relying party")
+@Suite("Live relying party", .tags(.live))
 struct LiveRelyingPartyTests {
     /// Verifies an id_token as a Swift backend would: signature by `kid` from the fetched JWKS,
     /// issuer, expiry (real time) and audience.

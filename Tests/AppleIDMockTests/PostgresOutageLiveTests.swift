@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdTesting
 import Testing
 
 @testable import AppleIDMock
@@ -6,7 +7,7 @@ import Testing
 /// A PostgreSQL that goes away while the mock serves, and comes back: `/auth/*` and the control plane
 /// answer 503 naming the cause (at once, not after a wait per request), nothing is lost, and service
 /// resumes by itself. Runs its own throwaway cluster, which it stops and resumes.
-@Suite("PostgreSQL outage while serving", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(2)))
+@Suite("PostgreSQL outage while serving", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(2)), .tags(.live))
 struct PostgresOutageLiveTests {
     /// Runs `scripts/postgres-test-cluster.sh COMMAND DIR` and returns its stdout. Spawned and
     /// waited for directly: the PostgreSQL server the script leaves running keeps Foundation's
@@ -54,8 +55,8 @@ struct PostgresOutageLiveTests {
                 try await client.exchange(code: code, secret: secret).json["refresh_token"] as? String)
 
             // The throwaway cluster runs with synchronous_commit off and stops with `-m immediate`:
-            // give its WAL writer (every 200 ms) time to flush the commits above first.
-            try await Task.sleep(for: .seconds(1))
+            // the commits above are flushed first (no pause for its WAL writer: a synchronous commit).
+            try await TestPostgres.flushCommits(url: url)
             try Self.cluster("stop", directory)
             let token = try await client.refresh(refresh, secret: secret)
             #expect(token.status == 503)
@@ -67,12 +68,14 @@ struct PostgresOutageLiveTests {
             #expect(admin.status == 503 && admin.json["error"] as? String == "store_unavailable")
 
             try Self.cluster("resume", directory)
-            var last = LiveClient.Answer(status: 0, text: "")
+            var last: TestResponse?
             let resumed = try await Waiting.until(seconds: 30) {
                 last = try await client.refresh(refresh, secret: secret)
-                return last.status == 200
+                return last?.status == 200
             }
-            #expect(resumed, "service did not resume after the database came back: \(last.status) \(last.text)")
+            #expect(
+                resumed,
+                "service did not resume after the database came back: \(last?.status.code ?? 0) \(last?.text ?? "")")
             #expect(try await client.get("/__admin/settings").status == 200)
         }
     }

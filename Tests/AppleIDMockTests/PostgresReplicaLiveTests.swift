@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdTesting
 import Testing
 
 @testable import AppleIDMock
@@ -7,7 +8,7 @@ import Testing
 /// they share codes, settings, the clock and the scenario, redeem a code exactly once however many
 /// race for it, deliver each notification exactly once, take over a delivery the other died in, and
 /// a reset through one cuts short the other's delivery.
-@Suite("PostgreSQL replicas", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(1)))
+@Suite("PostgreSQL replicas", .enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(1)), .tags(.live))
 struct PostgresReplicaLiveTests {
     /// Starts two replicas on `url` at once, so that both create the tables at the same time.
     static func startPair(_ children: ChildServers, url: String) async throws -> (ServerProcess, ServerProcess) {
@@ -31,7 +32,7 @@ struct PostgresReplicaLiveTests {
                     == IdentifierDerivation.subject(userKey: "sam", teamId: Fixture.teamId))
 
             let contested = try #require(try await b.client.signIn("sam")["code"])
-            let answers = try await withThrowingTaskGroup(of: LiveClient.Answer.self) { group in
+            let answers = try await withThrowingTaskGroup(of: TestResponse.self) { group in
                 for index in 0..<100 {
                     let client = (index.isMultiple(of: 2) ? a : b).client
                     group.addTask { try await client.exchange(code: contested, secret: secret) }
@@ -88,9 +89,18 @@ struct PostgresReplicaLiveTests {
                     try await Waiting.until(seconds: 10) {
                         Set(await inbox.arrivalCounts().keys).isSuperset(of: ids)
                     })
-                try await Task.sleep(for: .seconds(1))  // time for a second delivery to show up
-                #expect(await inbox.arrivalCounts() == Dictionary(uniqueKeysWithValues: ids.map { ($0, 1) }))
-                let records = try await b.client.notifications()
+                // No pause to let a second delivery "not happen": one would come from a retry (due one
+                // first-retry delay, as the settings say, after an attempt) or from the other replica
+                // claiming the same notification, which it would do no later than a later one. So wait
+                // out the retry delay from now, then queue a marker and wait for it: once it arrived,
+                // a second delivery of any of the ten had its turn.
+                try await QuietWindow.wait(until: Date().addingTimeInterval(try await a.client.firstRetryDelay()))
+                let marker = try await a.client.queueMarker()
+                #expect(await inbox.waitForArrivals(of: marker, seconds: 10), "the marker arrives")
+                #expect(
+                    await inbox.arrivalCounts().filter { $0.key != marker }
+                        == Dictionary(uniqueKeysWithValues: ids.map { ($0, 1) }))
+                let records = try await b.client.notifications().filter { $0["id"] as? String != marker }
                 #expect(records.count == 10)
                 for record in records {
                     #expect(record["status"] as? String == "delivered" && (record["attempts"] as? [Any])?.count == 1)
@@ -177,8 +187,14 @@ struct PostgresReplicaLiveTests {
                 #expect(
                     try await Waiting.until(seconds: 5) { a.stderr.contains("notification delivery cut short") },
                     "A's log:\n\(a.stderr)")
-                try await Task.sleep(for: .seconds(1))
-                #expect(await inbox.arrivals.filter { $0.at > resetAnswered }.isEmpty)
+                // No pause to let a re-delivery "not happen": a retry of the cut-short delivery would be
+                // due one first-retry delay (the settings in force) after the reset. Wait that out, then
+                // queue a marker: once it arrived, a retry due before it had its turn, on either replica.
+                try await QuietWindow.wait(
+                    until: resetAnswered.addingTimeInterval(try await a.client.firstRetryDelay()))
+                let marker = try await a.client.queueMarker()
+                #expect(await inbox.waitForArrivals(of: marker, seconds: 10), "the marker arrives")
+                #expect(await inbox.arrivals.filter { $0.at > resetAnswered && $0.jti != marker }.isEmpty)
                 await ServerProcess.stop(a, b)
             }
         }

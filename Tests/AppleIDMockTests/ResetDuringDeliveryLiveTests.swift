@@ -4,7 +4,7 @@ import Testing
 /// A reset while notifications are being delivered, against a real server process: the outbox is
 /// emptied and nothing produced before the reset reaches the receiver after the reset answered,
 /// whether the delivery was waiting to retry or hanging on the receiver.
-@Suite("Reset during a delivery", .timeLimit(.minutes(1)))
+@Suite("Reset during a delivery", .timeLimit(.minutes(1)), .tags(.live))
 struct ResetDuringDeliveryLiveTests {
     static let accountDelete = #"{"type":"account-delete","user":"maria"}"#
 
@@ -53,13 +53,23 @@ struct ResetDuringDeliveryLiveTests {
                         Issue.record("no round could be judged")
                     }
                 }
-                try await Task.sleep(for: .seconds(2.5))
+                // No pause to let retries "not happen": a marker queued now fails like the others and
+                // is retried on the same backoff (the settings in force), so its first retry is due
+                // after any retry of a notification from before a reset would have been. Once the
+                // marker's second retry arrived, each of those had its turn and one backoff more.
+                let backoff = try await client.firstRetryDelay()
+                let marker = try await client.queueMarker()
+                let timeout = Double(try await client.setting("notificationTimeoutMilliseconds")) / 1000
+                #expect(
+                    await inbox.waitForArrivals(of: marker, count: 3, seconds: 3 * (2 * backoff + timeout) + 10),
+                    "the marker's first attempt and two retries arrive")
                 let arrivals = await inbox.arrivals
                 for reset in resets {
                     let late = arrivals.filter { $0.jti == reset.jti && $0.at > reset.at }
                     #expect(late.isEmpty, "\(late.count) attempt(s) of \(reset.jti) after the reset answered")
                 }
-                #expect(try await client.notifications().isEmpty)
+                // Nothing from before the resets came back into the outbox: only the marker is there.
+                #expect(try await client.notifications().map { $0["id"] as? String } == [marker])
                 server.terminate()
                 #expect(await server.waitForExit(seconds: 5) != nil)
             }
@@ -97,14 +107,26 @@ struct ResetDuringDeliveryLiveTests {
                 #expect(try await client.nativeAuthorize("maria").status == 200)
                 let second = try await client.json("/__admin/events", Self.accountDelete)
                 let next = try second.notificationId()
-                let payload = try #require(await inbox.waitFor(1, seconds: 5).first)
+                // "At once": well before the hung delivery's 20 s timeout would have freed the way, with
+                // room for a loaded machine (the wait returns as soon as it arrives).
+                let payload = try #require(await inbox.waitFor(1, seconds: 15).first)
                 #expect(Fixture.claims(of: payload)["jti"] as? String == next)
-                try await Task.sleep(until: .now + .seconds(1))
-                let late = await inbox.arrivals.filter { $0.jti == hung && $0.at > resetAnswered }
-                #expect(late.isEmpty, "the notification from before the reset arrived again")
-                let records = try await client.notifications()
+                // The outbox records the delivery once the receiver answered: wait for that.
+                var records: [[String: Any]] = []
+                _ = try await Waiting.until(seconds: 5) {
+                    records = try await client.notifications()
+                    return records.first?["status"] as? String == "delivered"
+                }
                 #expect(records.map { $0["id"] as? String } == [next])
                 #expect(records.first?["status"] as? String == "delivered")
+                // No pause to let a re-delivery "not happen": a retry of the cut-short delivery would be
+                // due one first-retry delay (the settings in force) after the reset. Wait that out, then
+                // queue a marker: once it arrived, a retry due before it had its turn.
+                try await QuietWindow.wait(until: resetAnswered.addingTimeInterval(try await client.firstRetryDelay()))
+                let marker = try await client.queueMarker()
+                #expect(await inbox.waitForArrivals(of: marker, seconds: 10), "the marker arrives")
+                let late = await inbox.arrivals.filter { $0.jti == hung && $0.at > resetAnswered }
+                #expect(late.isEmpty, "the notification from before the reset arrived again")
                 server.terminate()
                 #expect(await server.waitForExit(seconds: 5) != nil)
             }

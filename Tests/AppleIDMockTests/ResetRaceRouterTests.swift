@@ -63,7 +63,7 @@ struct ResetRaceRouterTests {
         let fresh = try await services.state.current()
         #expect(fresh.control.epoch != stale.control.epoch)
         let seen = Mutex<[Int]>([])
-        let epoch = try await services.rerunningAfterResets(from: stale) { active in
+        let epoch = try await services.state.rerunningAfterResets(from: stale) { active in
             seen.withLock { $0.append(active.control.epoch) }
             return try await services.state.withSession(active) { _, _ in active.control.epoch }
         }
@@ -71,9 +71,9 @@ struct ResetRaceRouterTests {
         #expect(seen.withLock { $0 } == [stale.control.epoch, fresh.control.epoch])
         // A step that keeps meeting resets ends in Apple's invalid_grant, not invalid_request.
         await #expect(throws: SessionChanged.self) {
-            try await services.rerunningAfterResets(from: stale) { _ in throw SessionChanged() }
+            try await services.state.rerunningAfterResets(from: stale) { _ in throw SessionChanged() }
         }
-        #expect(services.refusal(SessionChanged(), endpoint: "token").code == "invalid_grant")
+        #expect(AppleErrorMiddleware.appleError(for: SessionChanged())?.0.code == "invalid_grant")
     }
 
     @Test("a code exchange overtaken by a reset gets invalid_grant: the code has expired or has been revoked")

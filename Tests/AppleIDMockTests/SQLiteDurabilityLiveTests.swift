@@ -5,7 +5,7 @@ import Testing
 /// `--state sqlite:PATH` across real processes: what one server did survives `kill -9` into the next
 /// server on the same file; a second server on a file in use, and a file of an unknown schema
 /// version, are refused with one line.
-@Suite("SQLite state across processes", .timeLimit(.minutes(1)))
+@Suite("SQLite state across processes", .timeLimit(.minutes(1)), .tags(.live))
 struct SQLiteDurabilityLiveTests {
     /// Quick retries, many attempts: a notification stays pending while its receiver is down.
     static let settings = """

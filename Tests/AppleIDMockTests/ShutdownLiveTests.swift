@@ -3,7 +3,7 @@ import Testing
 
 /// SIGTERM against a real server process while a notification delivery hangs on its receiver: the
 /// server does not wait for the delivery, and exits within a second or so, on every kind of store.
-@Suite("Shutdown during a delivery", .timeLimit(.minutes(1)))
+@Suite("Shutdown during a delivery", .timeLimit(.minutes(1)), .tags(.live))
 struct ShutdownLiveTests {
     @Test("SIGTERM stops the server within 2.5 s while a receiver hangs", arguments: TestPostgres.storeKinds)
     func sigtermWhileReceiverHangs(store: StoreKind) async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// `apple-id-mock serve` with a state store it cannot open: it exits non-zero at once with one line
 /// on stderr naming the store (any password masked) and the cause.
-@Suite("Start-up errors of the state store", .timeLimit(.minutes(1)))
+@Suite("Start-up errors of the state store", .timeLimit(.minutes(1)), .tags(.live))
 struct StartupErrorLiveTests {
     static let unreachable = "postgres://mock:secretpw@127.0.0.1:1/db"
 

@@ -28,7 +28,7 @@ struct StoreConformanceTests {
             userKey: "maria", appGroupId: "example", scopes: scopes, hidesEmail: hides, now: now)
     }
 
-    private func redeem(_ store: any StateStore, _ code: String, at time: Date? = nil) async -> OAuthError? {
+    private func redeem(_ store: any StateStore, _ code: String, at time: Date? = nil) async -> AppleError? {
         let now = time ?? self.now
         do {
             _ = try await store.transaction { transaction in
@@ -38,7 +38,7 @@ struct StoreConformanceTests {
             }
             return nil
         } catch {
-            return error as? OAuthError
+            return error as? AppleError
         }
     }
 
@@ -100,9 +100,9 @@ struct StoreConformanceTests {
                 let session = Session(transaction: transaction)
                 return try await newCode(session, generation: try await authorize(session).consent.generation)
             }
-            let outcomes = await withTaskGroup(of: OAuthError?.self) { group in
+            let outcomes = await withTaskGroup(of: AppleError?.self) { group in
                 for _ in 0..<40 { group.addTask { await redeem(store, code) } }
-                return await group.reduce(into: [OAuthError?]()) { $0.append($1) }
+                return await group.reduce(into: [AppleError?]()) { $0.append($1) }
             }
             #expect(outcomes.filter { $0 == nil }.count == 1)
             #expect(outcomes.filter { $0 == .codeUsed }.count == 39)
@@ -112,10 +112,10 @@ struct StoreConformanceTests {
     @Test("a step that fails writes nothing", arguments: TestPostgres.storeKinds)
     func atomic(kind: StoreKind) async throws {
         try await kind.withFreshStore { store in
-            await #expect(throws: OAuthError.self) {
+            await #expect(throws: AppleError.self) {
                 try await store.transaction { transaction in
                     _ = try await authorize(Session(transaction: transaction))
-                    throw OAuthError.invalidRequest("changed my mind")
+                    throw AppleError.invalidRequest("changed my mind")
                 }
             }
             let consent = try await store.transaction {
@@ -266,7 +266,7 @@ struct GrantRulesTests {
     private func redeem(
         _ record: AuthorizationCodeRecord, client: String = "com.example.web", redirect: String? = "https://r",
         verifier: String? = nil, pkce: MockSettings.PKCEMode = .strict
-    ) -> OAuthError? {
+    ) -> AppleError? {
         do {
             _ = try GrantRules.redeem(
                 record, consent: consent, clientId: client, redirectUri: redirect, codeVerifier: verifier, pkce: pkce,
@@ -304,7 +304,7 @@ struct GrantRulesTests {
     func deadConsent() {
         var revoked = consent
         revoked.status = .revoked
-        #expect(throws: OAuthError.codeExpired) {
+        #expect(throws: AppleError.codeExpired) {
             try GrantRules.redeem(
                 record(), consent: revoked, clientId: "com.example.web", redirectUri: "https://r", codeVerifier: nil,
                 pkce: .strict, now: now)

@@ -7,7 +7,7 @@ import Testing
 
 /// `--tls` on the real binary: HTTPS with the bundled test CA (or your own files), trusted through
 /// `keys/tls/ca.pem` only, and start-up refusals in one line for files that cannot serve.
-@Suite("TLS as appleid.apple.com", .timeLimit(.minutes(2)))
+@Suite("TLS as appleid.apple.com", .timeLimit(.minutes(2)), .tags(.live))
 struct TLSLiveTests {
     static let tlsFolder = Fixture.keysDirectory + "/tls"
 

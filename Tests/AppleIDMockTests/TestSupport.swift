@@ -84,65 +84,6 @@ enum Fixture {
     }
 }
 
-extension TestClientProtocol {
-    /// POSTs a form body.
-    func postForm(_ uri: String, _ pairs: [(String, String)], headers extra: HTTPFields = [:]) async throws
-        -> TestResponse
-    {
-        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
-        headers.append(contentsOf: extra)
-        return try await execute(
-            uri: uri, method: .post, headers: headers, body: ByteBuffer(string: FormParameters.encode(pairs)))
-    }
-
-    /// POSTs JSON to the control plane.
-    func postJSON(_ uri: String, _ json: String, method: HTTPRequest.Method = .post) async throws -> TestResponse {
-        try await execute(
-            uri: uri, method: method, headers: [.contentType: "application/json"], body: ByteBuffer(string: json))
-    }
-
-    /// GETs `/auth/authorize` with these parameters.
-    func authorize(_ pairs: [(String, String)], headers: HTTPFields = [:]) async throws -> TestResponse {
-        try await execute(uri: "/auth/authorize?" + FormParameters.encode(pairs), method: .get, headers: headers)
-    }
-
-    /// Signs `user` in to the web client through `login_hint` with form_post and returns the posted fields.
-    func signIn(
-        _ user: String, scope: String = "name email", nonce: String? = "nonce-123", state: String = "state-xyz",
-        extra: [(String, String)] = []
-    ) async throws -> [String: String] {
-        var pairs = [
-            ("client_id", Fixture.webClient), ("redirect_uri", Fixture.redirect), ("response_type", "code id_token"),
-            ("response_mode", "form_post"), ("scope", scope), ("state", state), ("login_hint", user),
-        ]
-        if let nonce { pairs.append(("nonce", nonce)) }
-        let response = try await authorize(pairs + extra)
-        return Fixture.hiddenFields(String(buffer: response.body))
-    }
-
-    /// Exchanges a code at `/auth/token`.
-    func exchange(
-        code: String, clientId: String = Fixture.webClient, redirect: String? = Fixture.redirect, secret: String,
-        extra: [(String, String)] = []
-    ) async throws -> TestResponse {
-        var pairs = [
-            ("grant_type", "authorization_code"), ("client_id", clientId), ("client_secret", secret), ("code", code),
-        ]
-        if let redirect { pairs.append(("redirect_uri", redirect)) }
-        return try await postForm("/auth/token", pairs + extra)
-    }
-
-    /// Uses a refresh token.
-    func refresh(_ token: String, clientId: String = Fixture.webClient, secret: String) async throws -> TestResponse {
-        try await postForm(
-            "/auth/token",
-            [
-                ("grant_type", "refresh_token"), ("client_id", clientId), ("client_secret", secret),
-                ("refresh_token", token),
-            ])
-    }
-}
-
 extension TestResponse {
     /// The body as a JSON object.
     var json: [String: Any] {

@@ -4,7 +4,7 @@ import Testing
 /// Rules that only show on the wire: a chunked body on a control-plane route that takes none, and
 /// `Expect: 100-continue` with a declared body over the route's limit. On the real binary: raw
 /// sockets block their thread, which an in-process server would need.
-@Suite("Wire rules", .timeLimit(.minutes(1)))
+@Suite("Wire rules", .timeLimit(.minutes(1)), .tags(.live))
 struct WireRulesLiveTests {
     /// The status code of an HTTP/1.1 answer's first line.
     static func status(_ text: String) -> Int? {

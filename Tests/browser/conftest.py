@@ -218,7 +218,7 @@ def browser():
 
 @pytest.fixture
 def screenshots():
-    """Where screenshots go: APPLE_ID_MOCK_SCREENSHOTS (the README's are in Tests/browser/screenshots),
+    """Where screenshots go: APPLE_ID_MOCK_SCREENSHOTS (docs/dashboard.md's are in Tests/browser/screenshots),
     else a temporary folder."""
     folder = os.environ.get("APPLE_ID_MOCK_SCREENSHOTS") or tempfile.mkdtemp(prefix="apple-id-mock-shots-")
     Path(folder).mkdir(parents=True, exist_ok=True)

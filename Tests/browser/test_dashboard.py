@@ -161,7 +161,11 @@ def test_deleting_an_account_in_the_page_notifies_the_app_group(mock, receiver, 
 def test_a_token_request_made_with_curl_appears_in_the_journal_without_a_reload(mock, browser, screenshots):
     open_dashboard(browser, mock)
     credential = mock.admin("POST", "/__admin/native/authorize", {"clientId": "com.example.app", "user": "sam"})
-    time.sleep(1.2)  # a refresh of the page has happened since it went live
+    # The page refreshes the journal while "Live": rather than pausing for a refresh to happen, a
+    # first call (the keys) is the marker, and its row showing up proves the page is refreshing.
+    assert mock.call("GET", "/auth/keys", token=False).status == 200
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#journal-table tbody tr[data-endpoint=keys]"),
+         "the page shows a call made after it went live", seconds=10)
     status, body = curl_token(mock, "com.example.app", grant_type="authorization_code",
                               code=credential["authorizationCode"])
     assert status == 200, body

@@ -175,7 +175,7 @@ def run(base):
           f"{revoke.status_code} {revoke.text!r}")
     try:
         session.refresh_token(discovery["token_endpoint"], refresh_token=refresh_token)
-    except Exception:  # noqa: BLE001 - Authlib raises OAuthError; the raw response is what we check
+    except Exception:  # noqa: BLE001 - Authlib raises AppleError; the raw response is what we check
         pass
     check("refresh after revoke is 400 invalid_grant",
           raw["refresh"].status_code == 400 and raw["refresh"].json() == REVOKED,

@@ -6,40 +6,6 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// Builds the mock's router: Apple's endpoints, the control plane and `/health`.
-func buildRouter(services: MockServices) -> Router<MockRequestContext> {
-    let router = Router(context: MockRequestContext.self)
-    router.add(middleware: ErrorShieldMiddleware(services: services))
-    // The log level is fixed at start-up; below debug the middleware would only pass each request on.
-    if services.logger.logLevel <= .debug { router.add(middleware: RequestLogMiddleware(logger: services.logger)) }
-    router.add(middleware: AdminAccessMiddleware(services: services))
-    router.add(middleware: DueEventsMiddleware(services: services))
-    // Outside AppleCallMiddleware, so that the answers of fault rules carry it too.
-    router.add(middleware: AppleServerHeaderMiddleware())
-    router.add(middleware: AppleCallMiddleware(services: services))
-    let health = Responses.encodedJSON(["status": "ok"])
-    router.get("/health") { _, _ in Responses.appleJSON(body: health) }
-    router.head("/health") { _, _ in Responses.appleJSON(body: health).createHeadResponse() }
-    KeysController(services: services).addRoutes(to: router)
-    AuthorizeController(services: services).addRoutes(to: router)
-    TokenController(services: services).addRoutes(to: router)
-    RevokeController(services: services).addRoutes(to: router)
-    MigrationController(services: services).addRoutes(to: router)
-    AdminController(services: services).addRoutes(to: router)
-    NativeController(services: services).addRoutes(to: router)
-    LifecycleController(services: services).addRoutes(to: router)
-    TransfersController(services: services).addRoutes(to: router)
-    FaultsController(services: services).addRoutes(to: router)
-    KeysAdminController(services: services).addRoutes(to: router)
-    JournalController(services: services).addRoutes(to: router)
-    MintController(services: services).addRoutes(to: router)
-    OpenAPIController().addRoutes(to: router)
-    UsersController(services: services).addRoutes(to: router)
-    MailController(services: services).addRoutes(to: router)
-    DashboardController().addRoutes(to: router)
-    return router
-}
-
 /// Builds the whole server for `configuration`: opens the state store, loads and checks scenarios
 /// and keys (throwing every problem, so it never starts half-configured), then wires the router and
 /// the background services. The CLI, the tests and any Swift test suite embedding the mock all
@@ -88,8 +54,9 @@ public func buildApplication(
         server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: opened.services + [
-            NotificationDeliveryService(services: services), HousekeepingService(services: services),
-            JournalService(services: services),
+            NotificationDeliveryService(state: services.state, journal: services.journal, logger: logger),
+            HousekeepingService(state: services.state, logger: logger),
+            JournalService(state: services.state, journal: services.journal, logger: logger),
         ] + mailServices,
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)

@@ -4,7 +4,8 @@ import ServiceLifecycle
 /// Sweeps codes and tokens that expired on the mock's clock, without waiting for traffic: after the
 /// clock moves forward, the next sweep frees them. A `Service`, so it stops with the server.
 struct HousekeepingService: Service {
-    let services: MockServices
+    let state: MockState
+    let logger: Logger
     /// How often it sweeps.
     var interval: Duration = .seconds(1)
 
@@ -12,13 +13,13 @@ struct HousekeepingService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let swept = try await services.state.sweep()
+                    let swept = try await state.sweep()
                     if swept > 0 {
-                        services.logger.debug(
+                        logger.debug(
                             "swept expired grants", metadata: ["idp.count": .stringConvertible(swept)])
                     }
                 } catch  where !Task.isCancelled {  // shutdown cancels the sweep under way: no outage
-                    services.logger.debug("sweep: state store unavailable", metadata: ["error": "\(error)"])
+                    logger.debug("sweep: state store unavailable", metadata: ["error": "\(error)"])
                 }
                 try await Task.sleep(for: interval)
             }

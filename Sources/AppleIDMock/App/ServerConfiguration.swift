@@ -28,11 +28,24 @@ public struct ServerConfiguration: Sendable {
     /// The private email relay: SMTP port, forward and outbound servers (off by default).
     public var mail = MailConfiguration()
 
+    /// The defaults, for Swift code and for the CLI (`ServeOptions` names them in its help).
+    public enum Defaults {
+        public static let host = "127.0.0.1"
+        public static let port = 8080
+        public static let scenariosDirectory = "scenarios"
+        public static let keysDirectory = "keys"
+        public static let scenario = "default"
+        public static let logLevel = Logger.Level.notice
+        public static let idleTimeoutSeconds: Double = 30
+    }
+
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil,
-        scenariosDirectory: String = "scenarios",
-        keysDirectory: String = "keys", scenario: String = "default", logLevel: Logger.Level = .notice,
-        state: StoreLocation = .memory, adminToken: String? = nil, idleTimeoutSeconds: Double = 30,
+        host: String = Defaults.host, port: Int = Defaults.port, publicBaseURL: String? = nil,
+        scenariosDirectory: String = Defaults.scenariosDirectory,
+        keysDirectory: String = Defaults.keysDirectory, scenario: String = Defaults.scenario,
+        logLevel: Logger.Level = Defaults.logLevel,
+        state: StoreLocation = .memory, adminToken: String? = nil,
+        idleTimeoutSeconds: Double = Defaults.idleTimeoutSeconds,
         tls: TLSFiles? = nil
     ) {
         self.tls = tls

@@ -13,7 +13,7 @@ extension MockState {
     /// published until now stay in the JWKS for `graceSeconds` (default: the `keyGraceSeconds`
     /// setting) on the mock's clock. Returns the new `kid`.
     func rotateKey(graceSeconds: Int?, publish: Bool) async throws -> String {
-        let made = try GeneratedKey.make()
+        let made = try await GeneratedKey.make()
         try await changeControl { control, active, transaction in
             var roster = control.keys ?? self.defaultRoster(settings: active.world.settings)
             let grace = graceSeconds ?? active.world.settings.keyGraceSeconds

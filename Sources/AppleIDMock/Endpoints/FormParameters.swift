@@ -2,7 +2,7 @@ import Foundation
 
 /// `application/x-www-form-urlencoded` parameters (a body or a query string), keeping duplicates so
 /// they can be refused as Apple refuses them.
-public struct FormParameters: Sendable {
+package struct FormParameters: Sendable {
     /// The name/value pairs in order.
     let pairs: [(name: String, value: String)]
 
@@ -129,7 +129,7 @@ public struct FormParameters: Sendable {
     /// byte of a name or value outside RFC 3986's unreserved set as `%XX`, as Foundation's
     /// `addingPercentEncoding` does, byte by byte (Foundation's went through `CFString` and UTF-16,
     /// and every authorize answer spells its redirect with this).
-    public static func encode(_ pairs: [(String, String)]) -> String {
+    package static func encode(_ pairs: [(String, String)]) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(pairs.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 })
         for (index, pair) in pairs.enumerated() {

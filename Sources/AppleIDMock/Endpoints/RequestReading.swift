@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// Reads request bodies and parameters within a size limit, turning every malformed input into an
-/// `OAuthError` (never a crash or a 500).
+/// `AppleError` (never a crash or a 500).
 enum RequestReading {
     /// The token of `Authorization: Bearer <token>` (the scheme in any case, the token trimmed),
     /// or `nil` when there is none.
@@ -18,7 +18,7 @@ enum RequestReading {
     static let maximumBodySize = 64 * 1024
 
     /// The raw body as text, or `invalid_request` when it is too large or not UTF-8.
-    static func bodyText(_ request: Request) async throws(OAuthError) -> String {
+    static func bodyText(_ request: Request) async throws(AppleError) -> String {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maximumBodySize)
@@ -46,7 +46,7 @@ enum RequestReading {
     }
 
     /// Parses form text, mapping duplicates and bad encoding to `invalid_request`.
-    static func form(_ text: String) throws(OAuthError) -> FormParameters {
+    static func form(_ text: String) throws(AppleError) -> FormParameters {
         let form: FormParameters
         do {
             form = try FormParameters(encoded: text)
@@ -57,19 +57,19 @@ enum RequestReading {
     }
 
     /// The query string's parameters.
-    static func query(_ request: Request) throws(OAuthError) -> FormParameters {
+    static func query(_ request: Request) throws(AppleError) -> FormParameters {
         try form(request.uri.query ?? "")
     }
 
     /// The query string's parameters, as already read for this request if they were.
-    static func query(_ request: Request, context: MockRequestContext) throws(OAuthError) -> FormParameters {
+    static func query(_ request: Request, context: MockRequestContext) throws(AppleError) -> FormParameters {
         guard let parsed = context.parsedQuery else { return try query(request) }
         return try refusingDuplicates(parsed)
     }
 
     /// The form body's parameters (the caller has checked the content type), as already read for
     /// this request if they were.
-    static func bodyForm(_ request: Request, context: MockRequestContext) async throws(OAuthError) -> FormParameters {
+    static func bodyForm(_ request: Request, context: MockRequestContext) async throws(AppleError) -> FormParameters {
         if context.bodyUnreadable {
             throw .invalidRequest("request body over \(maximumBodySize) bytes or unreadable")
         }
@@ -78,7 +78,7 @@ enum RequestReading {
     }
 
     /// `form`, unless a parameter appears twice (`invalid_request`).
-    private static func refusingDuplicates(_ form: FormParameters) throws(OAuthError) -> FormParameters {
+    private static func refusingDuplicates(_ form: FormParameters) throws(AppleError) -> FormParameters {
         if let duplicate = form.firstDuplicate {
             throw .invalidRequest("parameter \(duplicate) was sent more than once")
         }
@@ -87,11 +87,11 @@ enum RequestReading {
 
     /// The body of a token or revoke request: must be a form (else the configured error), no duplicates.
     static func tokenForm(_ request: Request, context: MockRequestContext, settings: MockSettings)
-        async throws(OAuthError)
+        async throws(AppleError)
         -> FormParameters
     {
         guard isForm(request) else {
-            throw OAuthError(
+            throw AppleError(
                 settings.wrongContentTypeError.rawValue,
                 reason:
                     "Content-Type must be application/x-www-form-urlencoded, found \(request.headers[.contentType] ?? "none")"
@@ -103,7 +103,7 @@ enum RequestReading {
 
 extension FormParameters {
     /// `nonEmpty`, with duplicates as `invalid_request` (callers have already refused duplicates).
-    func field(_ name: String, allowEmpty: Bool = false) throws(OAuthError) -> String? {
+    func field(_ name: String, allowEmpty: Bool = false) throws(AppleError) -> String? {
         do {
             return allowEmpty ? try value(name) : try nonEmpty(name)
         } catch {

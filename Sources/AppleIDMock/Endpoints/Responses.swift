@@ -30,13 +30,6 @@ enum Responses {
         .contentType: "application/json;charset=UTF-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
     ]
 
-    /// Apple's error body: HTTP 400, `{"error":…}` plus `error_description` where Apple writes one.
-    static func oauthError(_ error: OAuthError) -> Response {
-        appleJSON(
-            ErrorBody(error: error.code, errorDescription: error.description),
-            status: HTTPResponse.Status(code: error.httpStatus))
-    }
-
     /// Pretty JSON for the control plane.
     static func adminJSON(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let data = (try? prettyEncoder.encode(value)) ?? Data("{}".utf8)
@@ -60,17 +53,5 @@ enum Responses {
     /// An empty `200`, as `/auth/revoke` answers.
     static func emptyOK() -> Response {
         Response(status: .ok, headers: [.cacheControl: "no-store", .contentLength: "0"])
-    }
-
-    /// Apple's error body.
-    private struct ErrorBody: Encodable {
-        var error: String
-        var errorDescription: String?
-
-        /// The JSON names of the fields.
-        enum CodingKeys: String, CodingKey {
-            case error
-            case errorDescription = "error_description"
-        }
     }
 }

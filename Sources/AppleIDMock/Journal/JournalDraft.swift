@@ -2,12 +2,10 @@ import Foundation
 import Synchronization
 
 /// What the handlers of one `/auth/*` request learn for its journal entry (the user, the client
-/// secret's key, why it was refused, what it handed out), reachable from anywhere in the request
-/// as `JournalDraft.current`, and turned into a `JournalEntry` when the answer is known.
+/// secret's key, why it was refused, what it handed out). It travels in the request context
+/// (`MockRequestContext.journal`), and `AppleCallMiddleware` turns it into a `JournalEntry` when
+/// the answer is known.
 final class JournalDraft: Sendable {
-    /// The draft of the request being handled, if it is journaled.
-    @TaskLocal static var current: JournalDraft?
-
     /// What has been noted.
     struct Notes: Sendable {
         var userKey: String?

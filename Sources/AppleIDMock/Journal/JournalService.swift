@@ -1,8 +1,12 @@
+import Logging
 import ServiceLifecycle
 
 /// Writes the journal's buffered entries to the store every 100 ms, and once more at shutdown.
 struct JournalService: Service {
-    let services: MockServices
+    let state: MockState
+    /// The buffered entries.
+    let journal: JournalRecorder
+    let logger: Logger
     var interval: Duration = .milliseconds(100)
 
     func run() async throws {
@@ -17,9 +21,9 @@ struct JournalService: Service {
 
     private func flush() async {
         do {
-            try await services.state.flushJournal(services.journal)
+            try await state.flushJournal(journal)
         } catch {
-            services.logger.debug("journal: state store unavailable", metadata: ["error": "\(error)"])
+            logger.debug("journal: state store unavailable", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -10,7 +10,10 @@ import Synchronization
 /// notification is taken under a lease, so with replicas exactly one delivers it, and another takes
 /// it over if that one dies. A delivery is cut short by a reset, a switch, or shutdown.
 struct NotificationDeliveryService: Service {
-    let services: MockServices
+    let state: MockState
+    /// Where each attempt is journaled.
+    let journal: JournalRecorder
+    let logger: Logger
     /// How often it looks for due work.
     var tick: Duration = .milliseconds(50)
     /// How many notifications one replica delivers at once.
@@ -51,7 +54,7 @@ struct NotificationDeliveryService: Service {
 
     private func poll(into group: inout DiscardingTaskGroup, client: HTTPClient, slots: DeliverySlots) async {
         do {
-            let active = try await services.state.fireDueEvents()
+            let active = try await state.fireDueEvents()
             let settings = active.world.settings
             let timeout = Duration.milliseconds(settings.notificationTimeoutMilliseconds)
             let free = slots.take(upTo: batch)
@@ -59,7 +62,7 @@ struct NotificationDeliveryService: Service {
             let claim = UUID().uuidString
             let records: [NotificationRecord]
             do {
-                records = try await services.state.claimDueNotifications(
+                records = try await state.claimDueNotifications(
                     claim: claim, lease: timeout + .seconds(2), limit: free)
             } catch {
                 slots.give(free)
@@ -75,7 +78,7 @@ struct NotificationDeliveryService: Service {
         } catch {
             // Shutdown cancels the step under way: no outage to report.
             guard !Task.isCancelled else { return }
-            services.logger.debug("notification worker: state store unavailable", metadata: ["error": "\(error)"])
+            logger.debug("notification worker: state store unavailable", metadata: ["error": "\(error)"])
         }
     }
 
@@ -90,7 +93,7 @@ struct NotificationDeliveryService: Service {
         let timeout = settings.notificationTimeoutMilliseconds
         // Signed with the key in force now; the record keeps the JWS as posted.
         let payload = try? TokenMinter.sign(record.claims, with: active.keys.signing)
-        let fault = try? await services.state.firingFault(
+        let fault = try? await state.firingFault(
             .notifications, grantType: nil, clientId: record.claims.aud, in: active)
         let result = await withTaskGroup(of: (status: Int?, outcome: String)?.self) { race in
             race.addTask {
@@ -106,7 +109,7 @@ struct NotificationDeliveryService: Service {
                 return (nil, "timed out after \(timeout) ms")
             }
             race.addTask {
-                await services.state.epochs.waitUntilSuperseded(record.epoch)
+                await state.epochs.waitUntilSuperseded(record.epoch)
                 return nil
             }
             let first = await race.next() ?? nil
@@ -114,7 +117,7 @@ struct NotificationDeliveryService: Service {
             return first
         }
         guard let result, !Task.isCancelled else {
-            services.logger.info("notification delivery cut short", metadata: ["idp.notification": .string(record.id)])
+            logger.info("notification delivery cut short", metadata: ["idp.notification": .string(record.id)])
             return
         }
         let attempt = NotificationRecord.Attempt(
@@ -122,14 +125,14 @@ struct NotificationDeliveryService: Service {
             httpStatus: result.status, outcome: result.outcome)
         journal(record, attempt: attempt, number: record.attempts.count + 1, fault: fault, active: active)
         do {
-            try await services.state.finishDelivery(
+            try await state.finishDelivery(
                 record.id, claim: claim, attempt: attempt, payload: payload,
                 policy: NotificationRecord.RetryPolicy(settings: settings))
         } catch {
-            services.logger.warning(
+            logger.warning(
                 "notification outcome not recorded", metadata: ["idp.notification": .string(record.id)])
         }
-        services.logger.log(
+        logger.log(
             level: result.outcome == "delivered" ? .info : .notice, "notification delivery",
             metadata: [
                 "idp.notification": .string(record.id), "idp.type": .string(record.type),
@@ -148,9 +151,9 @@ struct NotificationDeliveryService: Service {
             world.user(withSubject: record.sub, teamId: team)?.key
         }
         let outcome = JournalEntry.notificationOutcome(status: attempt.httpStatus, dropped: fault?.drop == true)
-        services.journal.record(
+        journal.record(
             JournalEntry(
-                id: services.journal.nextId(at: attempt.startedAt), at: active.now, wallTime: attempt.startedAt,
+                id: journal.nextId(at: attempt.startedAt), at: active.now, wallTime: attempt.startedAt,
                 endpoint: "notifications", clientId: record.claims.aud, userKey: userKey, sub: record.sub,
                 status: attempt.httpStatus, outcome: outcome, reason: outcome == "ok" ? nil : attempt.outcome,
                 fault: fault?.id, latencyMilliseconds: attempt.durationMilliseconds, notificationId: record.id,

@@ -1,7 +1,7 @@
 /// Apple's error page for a misconfigured authorization request (HTTP 400, no redirect).
 enum AuthorizeErrorPage {
     /// The page for `error`, with a developer note from the mock when there is one.
-    static func render(_ error: OAuthError) -> String {
+    static func render(_ error: AppleError) -> String {
         let note = error.logReason.flatMap { $0 == error.description ? nil : $0 }
         let body = """
             <h1>Sign in with Apple</h1>

@@ -2,7 +2,7 @@ import Foundation
 
 /// A parsed JSON document that keeps every value and its exact type, so scenario validation can
 /// name unknown fields and wrong types (Codable silently ignores the former).
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -24,15 +24,15 @@ public enum JSONValue: Sendable, Equatable {
 
     /// How deeply arrays and objects may nest: far more than any scenario or request needs, and far
     /// less than what makes a parser spend seconds.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
 
     /// Why a document was not parsed.
-    public struct TooDeep: Error, CustomStringConvertible {
-        public var description: String { "nested deeper than \(JSONValue.maximumDepth) levels" }
+    package struct TooDeep: Error, CustomStringConvertible {
+        package var description: String { "nested deeper than \(JSONValue.maximumDepth) levels" }
     }
 
     /// Parses UTF-8 JSON text, refusing documents nested deeper than `maximumDepth` before parsing.
-    public static func parse(_ data: Data) throws -> JSONValue {
+    package static func parse(_ data: Data) throws -> JSONValue {
         guard nestingDepth(of: data) <= maximumDepth else { throw TooDeep() }
         return try JSONDecoder().decode(JSONValue.self, from: data)
     }
@@ -69,7 +69,7 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -86,7 +86,7 @@ extension JSONValue: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()

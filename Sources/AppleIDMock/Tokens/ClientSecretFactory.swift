@@ -3,10 +3,10 @@ import JWTKit
 
 /// Makes `client_secret` JWTs the way a backend does, with a team's `.p8` developer key from
 /// `keys/developer/AuthKey_<KEYID>.p8`. Used by `apple-id-mock client-secret` and the tests.
-public enum ClientSecretFactory {
+package enum ClientSecretFactory {
     /// Why no secret could be made.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible, Sendable {
+        package var description: String
     }
 
     /// The claims Apple requires.
@@ -29,7 +29,7 @@ public enum ClientSecretFactory {
     /// A secret for `clientId` of scenario `scenario` in `scenariosDirectory` (`apple-id-mock
     /// client-secret`), signed with the first key of its team whose `.p8` is in `keysDirectory`.
     /// Throws `ScenarioError` for scenario files with problems, `Failure` for anything else.
-    public static func make(
+    package static func make(
         clientId: String, scenariosDirectory: String, scenario name: String, keysDirectory: String, now: Date,
         lifetime: Int = 3_600, keyId: String? = nil, teamId: String? = nil
     ) async throws -> String {

@@ -33,20 +33,22 @@ struct ClientSecretVerifier: Sendable {
 
     /// Verifies `secret` for `client` at `now`, signed by one of `teams` (the owner, and during a
     /// migration window the previous owner); returns the signing team. `epoch` is the control
-    /// record's: a signature verified in an earlier epoch is verified again.
+    /// record's: a signature verified in an earlier epoch is verified again. The secret's key and
+    /// its owner are noted in `journal`.
     @discardableResult
     func verify(
-        _ secret: String, for client: World.Client, teams: [String], now: Date, iatLeeway: Int, epoch: Int = 0
-    ) async throws(OAuthError) -> String {
+        _ secret: String, for client: World.Client, teams: [String], now: Date, iatLeeway: Int, epoch: Int = 0,
+        journal: JournalDraft? = nil
+    ) async throws(AppleError) -> String {
         let entry: VerifiedSecrets.Entry
         if let known = verified.entry(secret, epoch: epoch) {
             entry = known
         } else {
-            entry = try await verifySignature(secret)
+            entry = try await verifySignature(secret, journal: journal)
             verified.remember(secret, entry, epoch: epoch)
         }
         let kid = entry.kid
-        JournalDraft.current?.note(secretKeyId: kid, teamId: keyOwners[kid])
+        journal?.note(secretKeyId: kid, teamId: keyOwners[kid])
         guard let team = keyOwners[kid], teams.contains(team) else {
             throw .invalidClient("kid \(kid) is not a registered key of team \(teams.joined(separator: " or "))")
         }
@@ -55,7 +57,9 @@ struct ClientSecretVerifier: Sendable {
     }
 
     /// Checks the header and the ES256 signature by a registered developer key, and reads the claims.
-    private func verifySignature(_ secret: String) async throws(OAuthError) -> VerifiedSecrets.Entry {
+    private func verifySignature(_ secret: String, journal: JournalDraft?) async throws(AppleError)
+        -> VerifiedSecrets.Entry
+    {
         let parts = secret.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .invalidClient("client_secret is not a compact JWT") }
         guard let headerData = Data(base64URLEncoded: parts[0]),
@@ -68,19 +72,19 @@ struct ClientSecretVerifier: Sendable {
         }
         guard let kid = header.kid else { throw .invalidClient("client_secret header has no kid") }
         guard keyOwners[kid] != nil else {
-            JournalDraft.current?.note(secretKeyId: kid, teamId: nil)
+            journal?.note(secretKeyId: kid, teamId: nil)
             throw .invalidClient("kid \(kid) is not a registered developer key of any team")
         }
         do {
             return VerifiedSecrets.Entry(kid: kid, claims: try await keys.verify(secret, as: ClientSecretClaims.self))
         } catch {
-            JournalDraft.current?.note(secretKeyId: kid, teamId: keyOwners[kid])
+            journal?.note(secretKeyId: kid, teamId: keyOwners[kid])
             throw .invalidClient("client_secret signature or payload is invalid: \(error)")
         }
     }
 
     private func check(_ claims: ClientSecretClaims, client: World.Client, team: String, now: Double, leeway: Double)
-        throws(OAuthError)
+        throws(AppleError)
     {
         guard claims.iss == team else {
             throw .invalidClient("iss \(claims.iss ?? "none") is not team \(team)")

@@ -9,9 +9,9 @@ enum GrantRules {
     static func authorize(
         existing: Consent?, accountDeleted: Bool, userKey: String, appGroupId: String, scopes: [String],
         hidesEmail: Bool, now: Date
-    ) throws(OAuthError) -> (consent: Consent, isFirst: Bool) {
+    ) throws(AppleError) -> (consent: Consent, isFirst: Bool) {
         guard !accountDeleted else {
-            throw OAuthError(
+            throw AppleError(
                 "invalid_request", description: "Invalid request.",
                 reason: "the Apple Account of user \(userKey) was deleted")
         }
@@ -38,7 +38,7 @@ enum GrantRules {
     static func redeem(
         _ record: AuthorizationCodeRecord?, consent: Consent?, clientId: String, redirectUri: String?,
         codeVerifier: String?, pkce: MockSettings.PKCEMode, now: Date
-    ) throws(OAuthError) -> AuthorizationCodeRecord {
+    ) throws(AppleError) -> AuthorizationCodeRecord {
         guard var record else { throw .codeExpired }
         if record.redeemedAt != nil { throw .codeUsed }
         guard now < record.expiresAt, isStanding(consent, generation: record.consentGeneration) else {
@@ -66,7 +66,7 @@ enum GrantRules {
 
     private static func checkPKCE(
         record: AuthorizationCodeRecord, verifier: String?, mode: MockSettings.PKCEMode
-    ) throws(OAuthError) {
+    ) throws(AppleError) {
         guard mode != .off else { return }
         guard let challenge = record.codeChallenge else {
             if verifier != nil, mode == .strict {
@@ -86,7 +86,7 @@ enum GrantRules {
     }
 
     /// A refresh token that still works for `clientId`.
-    static func refresh(_ record: RefreshTokenRecord?, consent: Consent?, clientId: String) throws(OAuthError)
+    static func refresh(_ record: RefreshTokenRecord?, consent: Consent?, clientId: String) throws(AppleError)
         -> RefreshTokenRecord
     {
         guard let record, isStanding(consent, generation: record.consentGeneration) else { throw .tokenRevoked }
@@ -104,7 +104,7 @@ enum GrantRules {
     static func migrationBearer(
         teamToken: MigrationTokenRecord?, userToken: AccessTokenRecord?, userConsent: Consent?, spent: Bool,
         clientId: String, teamId: String, now: Date
-    ) throws(OAuthError) -> MigrationBearer {
+    ) throws(AppleError) -> MigrationBearer {
         if let record = teamToken {
             guard record.clientId == clientId, record.teamId == teamId else {
                 throw .invalidRequest("the bearer token was issued to \(record.clientId) of team \(record.teamId)")

@@ -87,7 +87,7 @@ struct Session {
         now: Date
     ) async throws -> AuthorizationCodeRecord {
         let stored = try await transaction.get(Spaces.codes, code)
-        if stored == nil, try await transaction.get(Spaces.spentCodes, code) != nil { throw OAuthError.codeUsed }
+        if stored == nil, try await transaction.get(Spaces.spentCodes, code) != nil { throw AppleError.codeUsed }
         let consent = try await consent(behind: stored.map { ($0.userKey, $0.appGroupId) })
         let record = try GrantRules.redeem(
             stored, consent: consent, clientId: clientId, redirectUri: redirectUri, codeVerifier: codeVerifier,
@@ -129,7 +129,7 @@ struct Session {
         let stored = try await transaction.get(Spaces.refreshTokens, token)
         let consent = try await consent(behind: stored.map { ($0.userKey, $0.appGroupId) })
         let record = try GrantRules.refresh(stored, consent: consent, clientId: clientId)
-        guard let consent else { throw OAuthError.tokenRevoked }
+        guard let consent else { throw AppleError.tokenRevoked }
         return (record, consent)
     }
 

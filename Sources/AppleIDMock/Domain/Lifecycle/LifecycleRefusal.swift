@@ -1,5 +1,5 @@
 /// Why a lifecycle event or native call cannot be carried out.
-public struct LifecycleRefusal: Error, Sendable, Equatable {
+package struct LifecycleRefusal: Error, Sendable, Equatable {
     /// Whether something named does not exist, or exists but the event does not apply to it.
     enum Kind: Sendable, Equatable {
         case notFound
@@ -7,5 +7,5 @@ public struct LifecycleRefusal: Error, Sendable, Equatable {
     }
 
     var kind: Kind
-    public var message: String
+    package var message: String
 }

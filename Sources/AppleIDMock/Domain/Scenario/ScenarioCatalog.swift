@@ -5,7 +5,7 @@ import Synchronization
 /// The scenarios the mock can serve: those loaded from the scenarios folder at start-up, and those
 /// uploaded over HTTP (kept in the store, parsed here once per text). Each is checked against the
 /// signing keys; the client-secret verifier of each is built once.
-public final class ScenarioCatalog: Sendable {
+package final class ScenarioCatalog: Sendable {
     /// The scenarios of the folder, by name.
     let bundled: [String: Scenario]
     /// The signing keys scenarios may name.
@@ -26,7 +26,7 @@ public final class ScenarioCatalog: Sendable {
 
     /// Loads and checks every scenario of `directory` against the signing keys of `keysDirectory`;
     /// returns their names, or throws every problem found (the `validate` command).
-    public static func validate(directory: String, keysDirectory: String) throws(ScenarioError) -> [String] {
+    package static func validate(directory: String, keysDirectory: String) throws(ScenarioError) -> [String] {
         let catalog = try ScenarioCatalog(
             bundled: try ScenarioLoader.loadDirectory(directory),
             keyRing: try SigningKeyRing.load(keysDirectory: keysDirectory))

@@ -45,44 +45,4 @@ enum AdminBody {
     static func check(_ reader: JSONReader) throws(ScenarioError) {
         if let error = reader.error(file: "request body") { throw error }
     }
-
-    /// Runs a control-plane handler; every failure becomes a 4xx naming the reason, never a 500:
-    /// 400 for malformed input, 404 for something unknown, 409 for an event that does not apply.
-    static func run(_ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch let error as ScenarioError {
-            return errorResponse(error)
-        } catch let error as AdminError {
-            return error.response
-        } catch let refusal as LifecycleRefusal {
-            return AdminError(refusal).response
-        } catch let failure as StoreUnavailable {
-            return AdminError.unavailable(failure).response
-        } catch let error as SessionChanged {
-            return AdminError(LifecycleRefusal(kind: .notApplicable, message: error.description)).response
-        } catch let error as OAuthError {
-            return AdminError(LifecycleRefusal(kind: .notApplicable, message: error.logReason ?? error.code)).response
-        } catch {
-            return errorResponse(ScenarioError(file: "request", reason: "\(error)"))
-        }
-    }
-
-    /// The control plane's error body: HTTP 400 with every problem.
-    static func errorResponse(_ error: ScenarioError) -> Response {
-        /// The JSON error body.
-        struct Body: Encodable {
-            var error = "invalid_request"
-            var message: String
-            /// At most `JSONReader.keptProblems` per document.
-            var problems: [ScenarioError.Problem]
-            /// How many more problems there were.
-            var moreProblems: Int?
-        }
-        return Responses.adminJSON(
-            Body(
-                message: error.description, problems: error.problems,
-                moreProblems: error.omitted > 0 ? error.omitted : nil),
-            status: .badRequest)
-    }
 }

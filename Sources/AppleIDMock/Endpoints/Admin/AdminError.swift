@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// A control-plane refusal that is not about a field of the body: a missing admin token (401), a
+/// The control plane's error, as its answers carry it. A refusal that is not about a field of the body: a missing admin token (401), a
 /// request a browser tab could have forged (403), a body too large (413) or not JSON (415), a limit
 /// reached (409), something unknown (404) or not applicable (409), the store down (503). Answered as `{"error": code, "message": …, "limit"?: …}`.
 struct AdminError: Error, Sendable {
@@ -60,5 +60,25 @@ extension AdminError {
         case .notFound: self.init(status: .notFound, code: "not_found", message: refusal.message)
         case .notApplicable: self.init(status: .conflict, code: "not_applicable", message: refusal.message)
         }
+    }
+}
+
+extension AdminError {
+    /// The answer for a body or file that does not hold up: HTTP 400 with every problem.
+    static func problemsResponse(_ error: ScenarioError) -> Response {
+        /// The JSON error body.
+        struct Body: Encodable {
+            var error = "invalid_request"
+            var message: String
+            /// At most `JSONReader.keptProblems` per document.
+            var problems: [ScenarioError.Problem]
+            /// How many more problems there were.
+            var moreProblems: Int?
+        }
+        return Responses.adminJSON(
+            Body(
+                message: error.description, problems: error.problems,
+                moreProblems: error.omitted > 0 ? error.omitted : nil),
+            status: .badRequest)
     }
 }

@@ -17,13 +17,13 @@ struct DashboardController: Sendable {
 
     /// Whether `path` (split by component) is a dashboard file, which needs no admin token.
     static func isDashboard(_ components: [Substring]) -> Bool {
-        components == ["__admin"]
-            || (components.count == 3 && components[0] == "__admin" && components[1] == "dashboard")
+        components == [Substring(AdminPath.group)]
+            || (components.count == 3 && components[0] == AdminPath.group && components[1] == "dashboard")
     }
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        router.get("__admin") { request, _ in Self.serve("index.html", request) }
-        router.get("__admin/dashboard/:file") { request, context in
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.get { request, _ in Self.serve("index.html", request) }
+        group.get(RouterPath(AdminPath.dashboardFile)) { request, context in
             Self.serve(context.parameters.get("file") ?? "", request)
         }
     }

@@ -1,35 +1,34 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// `/__admin/faults`: make Apple fail on demand. `GET` lists the rules with their counts, `POST`
 /// adds one, `DELETE` clears them all, `DELETE /__admin/faults/{id}` one.
 struct FaultsController: Sendable {
-    let services: MockServices
+    let state: MockState
+    let logger: Logger
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        let faults = router.group("__admin/faults")
-        faults.get { _, _ in await AdminBody.run { try await self.list() } }
-        faults.post { request, _ in await AdminBody.run { try await self.add(request) } }
-        faults.delete { _, _ in
-            await AdminBody.run { Responses.adminJSON(["cleared": try await self.services.state.clearFaults()]) }
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.get(RouterPath(AdminPath.faults)) { _, _ in try await self.list() }
+        group.post(RouterPath(AdminPath.faults)) { request, _ in try await self.add(request) }
+        group.delete(RouterPath(AdminPath.faults)) { _, _ in
+            Responses.adminJSON(["cleared": try await self.state.clearFaults()])
         }
-        faults.delete(":id") { _, context in
-            await AdminBody.run {
-                let id = context.parameters.get("id") ?? ""
-                try await self.services.state.deleteFault(id)
-                return Responses.adminJSON(["deleted": id])
-            }
+        group.delete(RouterPath(AdminPath.fault)) { _, context in
+            let id = context.parameters.get("id") ?? ""
+            try await self.state.deleteFault(id)
+            return Responses.adminJSON(["deleted": id])
         }
     }
 
     private func list() async throws -> Response {
-        let statuses = try await services.state.faultStatuses()
+        let statuses = try await state.faultStatuses()
         return Responses.adminJSON(["faults": statuses.map(FaultView.init)])
     }
 
     private func add(_ request: Request) async throws -> Response {
-        let rule = try await services.state.addFault(try await AdminBody.json(request))
-        services.logger.info(
+        let rule = try await state.addFault(try await AdminBody.json(request))
+        logger.info(
             "fault rule added",
             metadata: ["idp.fault": .string(rule.id), "idp.endpoint": .string(rule.endpoint.rawValue)])
         return Responses.adminJSON(

@@ -5,17 +5,14 @@ import Hummingbird
 /// notification attempt, newest first, with filters (`endpoint`, `clientId`, `user`, `outcome`,
 /// `since`, `limit`); `DELETE` clears it.
 struct JournalController: Sendable {
-    let services: MockServices
+    let state: MockState
+    /// The entries not yet written to the store.
+    let journal: JournalRecorder
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        let journal = router.group("__admin/journal")
-        journal.get { request, _ in await AdminBody.run { try await self.read(request) } }
-        journal.delete { _, _ in
-            await AdminBody.run {
-                Responses.adminJSON([
-                    "cleared": try await self.services.state.clearJournal(recorder: self.services.journal)
-                ])
-            }
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.get(RouterPath(AdminPath.journal)) { request, _ in try await self.read(request) }
+        group.delete(RouterPath(AdminPath.journal)) { _, _ in
+            Responses.adminJSON(["cleared": try await self.state.clearJournal(recorder: self.journal)])
         }
     }
 
@@ -26,7 +23,7 @@ struct JournalController: Sendable {
             var entries: [JournalEntry]
         }
         return Responses.adminJSON(
-            Listing(entries: try await services.state.journal(query, recorder: services.journal)))
+            Listing(entries: try await state.journal(query, recorder: journal)))
     }
 
     /// The filters of the query string, each checked.

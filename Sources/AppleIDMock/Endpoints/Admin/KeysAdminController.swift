@@ -5,31 +5,24 @@ import Hummingbird
 /// published for a grace period on the mock's clock), publish, unpublish, sign with one that is not
 /// (yet) published, delete a generated one, or restore the bundled set.
 struct KeysAdminController: Sendable {
-    let services: MockServices
+    let state: MockState
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        let keys = router.group("__admin/keys")
-        keys.get { _, context in await AdminBody.run { try await self.list(context) } }
-        keys.delete { _, _ in
-            await AdminBody.run {
-                try await self.services.state.restoreBundledKeys()
-                return try await self.list()
-            }
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.get(RouterPath(AdminPath.keys)) { _, context in try await self.list(context) }
+        group.delete(RouterPath(AdminPath.keys)) { _, _ in
+            try await self.state.restoreBundledKeys()
+            return try await self.list()
         }
-        keys.post("rotate") { request, _ in await AdminBody.run { try await self.rotate(request) } }
+        group.post(RouterPath(AdminPath.rotateKey)) { request, _ in try await self.rotate(request) }
         for change in MockState.KeyChange.allCases {
-            keys.post(":kid/\(change.rawValue)") { _, context in
-                await AdminBody.run {
-                    try await self.services.state.changeKey(context.parameters.get("kid") ?? "", change)
-                    return try await self.list()
-                }
-            }
-        }
-        keys.delete(":kid") { _, context in
-            await AdminBody.run {
-                try await self.services.state.deleteKey(context.parameters.get("kid") ?? "")
+            group.post(RouterPath("\(AdminPath.key)/\(change.rawValue)")) { _, context in
+                try await self.state.changeKey(context.parameters.get("kid") ?? "", change)
                 return try await self.list()
             }
+        }
+        group.delete(RouterPath(AdminPath.key)) { _, context in
+            try await self.state.deleteKey(context.parameters.get("kid") ?? "")
+            return try await self.list()
         }
     }
 
@@ -71,7 +64,7 @@ struct KeysAdminController: Sendable {
 
     /// The listing: as the request found it (`context`), or read now, after a change.
     private func list(_ context: MockRequestContext? = nil) async throws -> Response {
-        Responses.adminJSON(Self.listing(try await services.active(context)))
+        Responses.adminJSON(Self.listing(try await state.current(or: context?.active)))
     }
 
     static func listing(_ active: ActiveScenario) -> Listing {
@@ -98,14 +91,14 @@ struct KeysAdminController: Sendable {
         }
         let publish = members["publish"].flatMap { reader.bool($0, at: root.member("publish")) } ?? true
         try AdminBody.check(reader)
-        let kid = try await services.state.rotateKey(graceSeconds: grace, publish: publish)
+        let kid = try await state.rotateKey(graceSeconds: grace, publish: publish)
         /// The answer: the new key and the whole listing.
         struct Rotated: Encodable {
             var kid: String
             var signingKid: String
             var keys: [KeyView]
         }
-        let listing = Self.listing(try await services.state.current())
+        let listing = Self.listing(try await state.current())
         return Responses.adminJSON(
             Rotated(kid: kid, signingKid: listing.signingKid, keys: listing.keys), status: .created)
     }

@@ -5,25 +5,22 @@ import Hummingbird
 /// `outcome`, `direction`, `limit`); one entry; its raw message; a reply from the user through
 /// the outbound SMTP server; `DELETE` empties it. The listing also says whether SMTP is on.
 struct MailController: Sendable {
-    let services: MockServices
+    let state: MockState
+    /// Where replies are journaled.
+    let journal: JournalRecorder
+    /// Where SMTP listens and where mail goes.
+    let mail: MailRuntime
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        let mail = router.group("__admin/mail")
-        mail.get { request, _ in await AdminBody.run { try await self.list(request) } }
-        mail.delete { _, _ in
-            await AdminBody.run {
-                let count = try await self.services.state.mailRecords().count
-                try await self.services.state.clearMail()
-                return Responses.adminJSON(["cleared": count])
-            }
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.get(RouterPath(AdminPath.mail)) { request, _ in try await self.list(request) }
+        group.delete(RouterPath(AdminPath.mail)) { _, _ in
+            let count = try await self.state.mailRecords().count
+            try await self.state.clearMail()
+            return Responses.adminJSON(["cleared": count])
         }
-        mail.get(":id") { _, context in
-            await AdminBody.run { Responses.adminJSON(try await self.record(context)) }
-        }
-        mail.get(":id/raw") { _, context in await AdminBody.run { try await self.raw(context) } }
-        mail.post(":id/reply") { request, context in
-            await AdminBody.run { try await self.reply(request, context) }
-        }
+        group.get(RouterPath(AdminPath.mailEntry)) { _, context in Responses.adminJSON(try await self.record(context)) }
+        group.get(RouterPath(AdminPath.mailRaw)) { _, context in try await self.raw(context) }
+        group.post(RouterPath(AdminPath.mailReply)) { request, context in try await self.reply(request, context) }
     }
 
     /// Where SMTP listens and where mail goes, for the dashboard and the kits.
@@ -36,10 +33,10 @@ struct MailController: Sendable {
     }
 
     private var status: Status {
-        let port = services.mail.smtpPort
+        let port = mail.smtpPort
         return Status(
-            listening: port != nil, port: port, forward: services.mail.configuration.forward?.description,
-            outbound: services.mail.configuration.replyServer?.description,
+            listening: port != nil, port: port, forward: mail.configuration.forward?.description,
+            outbound: mail.configuration.replyServer?.description,
             howToEnable: port == nil
                 ? "start the server with --smtp-port 2525 (or APPLE_ID_MOCK_SMTP_PORT=2525; 0 picks a free port)" : nil)
     }
@@ -75,7 +72,7 @@ struct MailController: Sendable {
             }
         }
         if let error = reader.error(file: "request") { throw error }
-        let entries = try await services.state.mailRecords().filter { record in
+        let entries = try await state.mailRecords().filter { record in
             if let user,
                 ![record.userKey?.lowercased(), record.recipient, record.deliveredTo?.lowercased()].contains(user)
             {
@@ -96,7 +93,7 @@ struct MailController: Sendable {
 
     private func record(_ context: MockRequestContext) async throws -> MailRecord {
         let id = context.parameters.get("id") ?? ""
-        guard let record = try await services.state.mailRecord(id) else {
+        guard let record = try await state.mailRecord(id) else {
             throw AdminError(status: .notFound, code: "not_found", message: "no mail \"\(id)\" in the mailbox")
         }
         return record
@@ -104,7 +101,7 @@ struct MailController: Sendable {
 
     private func raw(_ context: MockRequestContext) async throws -> Response {
         let record = try await record(context)
-        guard let message = try await services.state.mailMessage(record.id) else {
+        guard let message = try await state.mailMessage(record.id) else {
             throw AdminError(
                 status: .notFound, code: "not_found",
                 message:
@@ -143,18 +140,18 @@ struct MailController: Sendable {
                     "mail \(original.id) was not relayed to the user (outcome \(original.outcome)); there is nothing to reply to"
             )
         }
-        guard let server = services.mail.configuration.replyServer else {
+        guard let server = mail.configuration.replyServer else {
             throw AdminError(
                 status: .conflict, code: "not_applicable",
                 message: "no outbound SMTP server: start the server with --smtp-outbound host:port (or --smtp-forward)")
         }
-        let quota = try await services.state.mailQuota(original.recipient)
+        let quota = try await state.mailQuota(original.recipient)
         guard quota.sent < quota.limit else {
             throw AdminError(
                 status: .conflict, code: "limit_reached",
                 message: "\(original.recipient) reached its daily limit of \(quota.limit) messages", limit: quota.limit)
         }
-        let active = try await services.state.current()
+        let active = try await state.current()
         let user = original.userKey.flatMap { active.world.users[$0] }
         let name = [user?.name?.firstName, user?.name?.lastName].compactMap { $0 }.joined(separator: " ")
         let wallTime = Date()
@@ -175,11 +172,11 @@ struct MailController: Sendable {
             record.outcome = "failed"
             record.reason = "\(error)"
         }
-        try await services.state.keepMail(
+        try await state.keepMail(
             record, message: reply.message, countFor: record.outcome == "sent" ? original.recipient : nil)
-        services.journal.record(
+        journal.record(
             JournalEntry(
-                id: services.journal.nextId(at: wallTime), at: active.now, wallTime: wallTime, endpoint: "smtp",
+                id: journal.nextId(at: wallTime), at: active.now, wallTime: wallTime, endpoint: "smtp",
                 method: "REPLY", userKey: original.userKey, status: record.outcome == "sent" ? 250 : nil,
                 outcome: record.outcome == "sent" ? "ok" : "failed", reason: record.reason,
                 latencyMilliseconds: Int(Date().timeIntervalSince(wallTime) * 1000)))

@@ -6,16 +6,14 @@ import Hummingbird
 /// a given one, with one defect), and `POST /__admin/notifications/conformance` (every defect and a
 /// valid one, as a table of what the receiver answered).
 struct MintController: Sendable {
-    let services: MockServices
+    let state: MockState
+    /// Where made-to-order notifications are journaled.
+    let journal: JournalRecorder
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        router.post("__admin/mint/id-token") { request, _ in await AdminBody.run { try await self.idToken(request) } }
-        router.post("__admin/mint/notification") { request, _ in
-            await AdminBody.run { try await self.notification(request) }
-        }
-        router.post("__admin/notifications/conformance") { request, _ in
-            await AdminBody.run { try await self.conformance(request) }
-        }
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.post(RouterPath(AdminPath.mintIdToken)) { request, _ in try await self.idToken(request) }
+        group.post(RouterPath(AdminPath.mintNotification)) { request, _ in try await self.notification(request) }
+        group.post(RouterPath(AdminPath.conformance)) { request, _ in try await self.conformance(request) }
     }
 
     // MARK: - Identity tokens
@@ -26,8 +24,8 @@ struct MintController: Sendable {
         let order = Self.order(body, reader: &reader)
         try AdminBody.check(reader)
         guard let order else { throw ScenarioError(file: "request body", reason: "not a mint order") }
-        let active = try await services.state.current()
-        let consent = try await services.state.withSession(active) { session, world in
+        let active = try await state.current()
+        let consent = try await state.withSession(active) { session, world in
             guard let client = world.clients[order.clientId] else { return nil as Consent? }
             return try await session.consent(userKey: order.userKey, appGroupId: client.appGroupId)
         }
@@ -158,9 +156,9 @@ struct MintController: Sendable {
             ? "no_answer" : order.defect == nil ? (accepted ? "ok" : "valid_rejected") : (accepted ? "finding" : "ok")
         var audience: String?
         if case .object(let claims) = minted.claims, case .string(let aud) = claims["aud"] { audience = aud }
-        services.journal.record(
+        journal.record(
             JournalEntry(
-                id: services.journal.nextId(at: wallTime), at: active.now, wallTime: wallTime,
+                id: journal.nextId(at: wallTime), at: active.now, wallTime: wallTime,
                 endpoint: "notifications", clientId: audience, userKey: order.userKey,
                 sub: active.world.users[order.userKey].flatMap { user in
                     active.world.appGroups[order.appGroupId].map { active.world.subject(of: user, teamId: $0.teamId) }
@@ -204,7 +202,7 @@ struct MintController: Sendable {
             reader.choice($0, at: root.member("defect"), of: NotificationForgery.Defect.allCases.map(\.rawValue))
         }.flatMap(NotificationForgery.Defect.init(rawValue:))
         try AdminBody.check(reader)
-        let active = try await services.state.current()
+        let active = try await state.current()
         let world = active.world
         guard let groupId, let group = world.appGroups[groupId] else {
             throw LifecycleRefusal(

@@ -5,12 +5,11 @@ import Hummingbird
 /// `ASAuthorizationAppleIDCredential` holds; `GET /__admin/native/credential-state` answers as
 /// `getCredentialState(forUserID:)` does.
 struct NativeController: Sendable {
-    let services: MockServices
+    let state: MockState
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        let native = router.group("__admin/native")
-        native.post("authorize") { request, _ in await AdminBody.run { try await self.authorize(request) } }
-        native.get("credential-state") { request, _ in await AdminBody.run { try await self.credentialState(request) } }
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.post(RouterPath(AdminPath.nativeAuthorize)) { request, _ in try await self.authorize(request) }
+        group.get(RouterPath(AdminPath.credentialState)) { request, _ in try await self.credentialState(request) }
     }
 
     private func authorize(_ request: Request) async throws -> Response {
@@ -21,24 +20,17 @@ struct NativeController: Sendable {
         guard let parsed else {
             throw ScenarioError(file: "request body", reason: "clientId and user (or userId) are required")
         }
-        let active = try await services.state.current()
+        let active = try await state.current()
         let world = active.world
         let client = try Self.appClient(parsed.clientId, in: world)
         let now = active.now
         let user = try Self.user(parsed, client: client, world: world, now: now)
-        let outcome = try await services.state.withSession(active) { session, world in
-            let (consent, isFirst) = try await session.authorize(
-                userKey: user.key, appGroupId: client.appGroupId, scopes: parsed.scopes,
-                hidesEmail: parsed.hideEmail ?? user.hideEmail, now: now)
-            let code = OpaqueToken.make(.code)
-            try await session.store(
-                code: AuthorizationCodeRecord(
-                    code: code, clientId: client.id, appGroupId: client.appGroupId, userKey: user.key, redirectUri: nil,
-                    nonce: parsed.nonce, codeChallenge: nil, codeChallengeMethod: nil, issuedAt: now,
-                    expiresAt: now.addingTimeInterval(Double(world.settings.codeLifetimeSeconds)), authTime: now,
-                    consentGeneration: consent.generation, redeemedAt: nil))
-            return (world: world, consent: consent, isFirst: isFirst, code: code)
-        }
+        let outcome = try await CodeIssuance.issue(
+            .init(
+                userKey: user.key, client: client, scopes: parsed.scopes,
+                hidesEmail: parsed.hideEmail ?? user.hideEmail,
+                redirectUri: nil, nonce: parsed.nonce),
+            state: state, active: active)
         let subject = IdentityTokenFactory.Subject(
             user: user, consent: outcome.consent, client: client, nonce: parsed.nonce, authTime: now)
         let claims = IdentityTokenFactory(world: outcome.world).claims(
@@ -67,10 +59,10 @@ struct NativeController: Sendable {
             throw ScenarioError(
                 file: "request", path: "?clientId&userId", reason: "pass clientId (a bundle id) and userId (a sub)")
         }
-        let active = try await services.state.current()
+        let active = try await state.current()
         let client = try Self.appClient(clientId, in: active.world)
         let now = active.now
-        let state = try await services.state.withSession(active) { session, world in
+        let credential = try await state.withSession(active) { session, world in
             if let user = world.user(withSubject: userId, teamId: client.teamId) {
                 return try await session.credentialState(userKey: user.key, appGroupId: client.appGroupId)
             }
@@ -83,7 +75,7 @@ struct NativeController: Sendable {
             }
             return CredentialState.notFound
         }
-        return Responses.adminJSON(Answer(clientId: clientId, userId: userId, state: state))
+        return Responses.adminJSON(Answer(clientId: clientId, userId: userId, state: credential))
     }
 
     /// The user named by `userId` (the current id, or during a migration window the old team's) or by `user`.

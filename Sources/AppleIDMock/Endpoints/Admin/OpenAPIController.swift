@@ -7,12 +7,10 @@ struct OpenAPIController: Sendable {
     /// The document's bytes, read once.
     static let document: ByteBuffer? = BundledResources.data("openapi.json").map { ByteBuffer(bytes: $0) }
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        router.get("__admin/openapi.json") { _, _ in
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.get(RouterPath(AdminPath.openAPI)) { _, _ in
             guard let document = Self.document else {
-                return AdminError(
-                    status: .notFound, code: "not_found", message: "the OpenAPI document is not installed"
-                ).response
+                throw AdminError(status: .notFound, code: "not_found", message: "the OpenAPI document is not installed")
             }
             return Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],

@@ -1,10 +1,12 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// App transfers on the control plane: `POST /__admin/transfers` moves an app group to another team
 /// now; `GET /__admin/transfers` lists transfers with their migration windows.
 struct TransfersController: Sendable {
-    let services: MockServices
+    let state: MockState
+    let logger: Logger
 
     /// A transfer with its window, as shown.
     struct View: Encodable {
@@ -16,10 +18,9 @@ struct TransfersController: Sendable {
         var windowOpen: Bool
     }
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        let admin = router.group("__admin")
-        admin.post("transfers") { request, context in await AdminBody.run { try await self.start(request, context) } }
-        admin.get("transfers") { _, context in await AdminBody.run { try await self.list(context) } }
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.post(RouterPath(AdminPath.transfers)) { request, context in try await self.start(request, context) }
+        group.get(RouterPath(AdminPath.transfers)) { _, context in try await self.list(context) }
     }
 
     private func start(_ request: Request, _ context: MockRequestContext) async throws -> Response {
@@ -37,19 +38,19 @@ struct TransfersController: Sendable {
         guard let groupHint, let toTeam else {
             throw ScenarioError(file: "request body", reason: "appGroup and toTeam are required")
         }
-        let world = try await services.active(context).world
+        let world = try await context.active(in: state).world
         guard let groupId = world.appGroups[groupHint]?.id ?? world.clients[groupHint]?.appGroupId else {
             throw LifecycleRefusal(kind: .notFound, message: "no app group or client id \"\(groupHint)\"")
         }
-        let transfer = try await services.state.startTransfer(appGroupId: groupId, toTeam: toTeam)
-        services.logger.info(
+        let transfer = try await state.startTransfer(appGroupId: groupId, toTeam: toTeam)
+        logger.info(
             "app transferred", metadata: ["idp.app_group": .string(groupId), "idp.to_team": .string(toTeam)])
-        let active = try await services.state.current()
+        let active = try await state.current()
         return Responses.adminJSON(Self.view(transfer, world: active.world, now: active.now))
     }
 
     private func list(_ context: MockRequestContext) async throws -> Response {
-        let active = try await services.active(context)
+        let active = try await context.active(in: state)
         return Responses.adminJSON([
             "transfers": active.control.transfers.map { Self.view($0, world: active.world, now: active.now) }
         ])

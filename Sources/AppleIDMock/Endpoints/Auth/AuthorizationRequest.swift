@@ -35,21 +35,21 @@ struct AuthorizationRequest: Sendable {
     ]
 
     /// Checks `form` against `world` (and its settings), in Apple's order.
-    static func parse(_ form: FormParameters, world: World) throws(OAuthError) -> AuthorizationRequest {
+    static func parse(_ form: FormParameters, world: World) throws(AppleError) -> AuthorizationRequest {
         if let duplicate = form.firstDuplicate {
-            throw OAuthError(
+            throw AppleError(
                 "invalid_request", description: "Invalid request.",
                 reason: "parameter \(duplicate) was sent more than once")
         }
         guard let clientId = try form.field("client_id") else {
-            throw OAuthError("invalid_client", reason: "client_id is missing")
+            throw AppleError("invalid_client", reason: "client_id is missing")
         }
         guard let client = world.clients[clientId] else {
-            throw OAuthError(
+            throw AppleError(
                 "invalid_client", reason: "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"")
         }
         guard case .services(let registered) = client.kind else {
-            throw OAuthError(
+            throw AppleError(
                 "invalid_client",
                 reason: "\(clientId) is an App ID (native sign-in); web sign-in needs a Services ID of its app group")
         }
@@ -66,11 +66,11 @@ struct AuthorizationRequest: Sendable {
             parameters: form.pairs.filter { parameterNames.contains($0.name) }.map { ($0.name, $0.value) })
     }
 
-    private static func invalid(_ message: String, _ reason: String? = nil) -> OAuthError {
-        OAuthError("invalid_request", description: message, reason: reason ?? message)
+    private static func invalid(_ message: String, _ reason: String? = nil) -> AppleError {
+        AppleError("invalid_request", description: message, reason: reason ?? message)
     }
 
-    private static func checkRedirect(_ uri: String?, registered: [String], settings: MockSettings) throws(OAuthError)
+    private static func checkRedirect(_ uri: String?, registered: [String], settings: MockSettings) throws(AppleError)
         -> String
     {
         guard let uri else { throw invalid("Invalid web redirect url.", "redirect_uri is missing") }
@@ -91,19 +91,19 @@ struct AuthorizationRequest: Sendable {
         return uri
     }
 
-    private static func responseType(_ value: String?) throws(OAuthError) -> Bool {
+    private static func responseType(_ value: String?) throws(AppleError) -> Bool {
         let parts = Set((value ?? "").split(separator: " ").map(String.init))
         switch parts {
         case ["code"]: return false
         case ["code", "id_token"]: return true
         default:
-            throw OAuthError(
+            throw AppleError(
                 "unsupported_response_type",
                 reason: "response_type must be \"code\" or \"code id_token\", found \"\(value ?? "")\"")
         }
     }
 
-    private static func responseMode(_ value: String?, wantsIdToken: Bool) throws(OAuthError) -> ResponseMode {
+    private static func responseMode(_ value: String?, wantsIdToken: Bool) throws(AppleError) -> ResponseMode {
         guard let mode = ResponseMode(rawValue: value ?? "query") else {  // query is Apple's default
             throw invalid(
                 "Invalid response mode", "response_mode \"\(value ?? "")\" is not query, fragment or form_post")
@@ -114,7 +114,7 @@ struct AuthorizationRequest: Sendable {
         return mode
     }
 
-    private static func scopes(_ value: String?, mode: ResponseMode) throws(OAuthError) -> [String] {
+    private static func scopes(_ value: String?, mode: ResponseMode) throws(AppleError) -> [String] {
         let requested = (value ?? "").split(whereSeparator: { $0 == " " || $0 == "+" }).map(String.init)
         for scope in requested where !["name", "email", "openid"].contains(scope) {
             throw invalid("Invalid client scope", "scope \"\(scope)\" is not name, email or openid")
@@ -126,7 +126,7 @@ struct AuthorizationRequest: Sendable {
         return Array(Set(granted)).sorted()
     }
 
-    private static func pkce(_ challenge: String?, _ method: String?) throws(OAuthError) -> (String?, String?) {
+    private static func pkce(_ challenge: String?, _ method: String?) throws(AppleError) -> (String?, String?) {
         guard let challenge else {
             if method != nil { throw invalid("Invalid request.", "code_challenge_method without code_challenge") }
             return (nil, nil)

@@ -21,10 +21,10 @@ struct DiscoveryDocument: Encodable, Sendable {
     ]
 
     init(baseURL: String) {
-        authorizationEndpoint = baseURL + "/auth/authorize"
-        tokenEndpoint = baseURL + "/auth/token"
-        revocationEndpoint = baseURL + "/auth/revoke"
-        jwksUri = baseURL + "/auth/keys"
+        authorizationEndpoint = baseURL + ApplePath.absolute(ApplePath.authorize)
+        tokenEndpoint = baseURL + ApplePath.absolute(ApplePath.token)
+        revocationEndpoint = baseURL + ApplePath.absolute(ApplePath.revoke)
+        jwksUri = baseURL + ApplePath.absolute(ApplePath.keys)
     }
 
     /// The document as Apple sends it: compact JSON with the fields in Apple's order (§5), not

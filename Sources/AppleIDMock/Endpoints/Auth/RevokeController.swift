@@ -1,24 +1,20 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// `POST /auth/revoke`: ends the consent behind a refresh or access token. Answers `200` with an
 /// empty body whether or not anything was revoked, as Apple does; parameters may also come by query.
 struct RevokeController: Sendable {
-    let services: MockServices
+    let state: MockState
+    let logger: Logger
 
-    func addRoutes(to router: Router<MockRequestContext>) {
-        router.post("/auth/revoke") { request, context in await self.revoke(request, context) }
-    }
-
-    private func revoke(_ request: Request, _ context: MockRequestContext) async -> Response {
-        do {
-            let settings = try await services.active(context).world.settings
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.post(RouterPath(ApplePath.revoke)) { request, context in
+            let settings = try await context.active(in: state).world.settings
             let form = try await Self.form(request, context, settings: settings)
-            return try await services.rerunningAfterResets(context) { active in
-                try await revoke(form, active: active)
+            return try await state.rerunningAfterResets(from: context.active) { active in
+                try await revoke(form, active: active, journal: context.journal)
             }
-        } catch {
-            return Responses.oauthError(services.refusal(error, endpoint: "revoke"))
         }
     }
 
@@ -33,20 +29,25 @@ struct RevokeController: Sendable {
         } else if try await RequestReading.bodyText(request).isEmpty, let query = request.uri.query, !query.isEmpty {
             return try RequestReading.query(request)  // tolerated: parameters in the query string only
         }
-        throw OAuthError(
+        throw AppleError(
             settings.wrongContentTypeError.rawValue, reason: "Content-Type must be application/x-www-form-urlencoded")
     }
 
-    private func revoke(_ form: FormParameters, active: ActiveScenario) async throws -> Response {
-        let client = try await services.authenticateClient(form, in: active)
+    private func revoke(_ form: FormParameters, active: ActiveScenario, journal: JournalDraft?) async throws
+        -> Response
+    {
+        let client = try await ClientAuthentication.authenticate(
+            clientId: try form.field("client_id"), secret: try form.field("client_secret"), in: active,
+            journal: journal
+        ).client
         guard let (token, hint) = try Self.token(in: form, settings: active.world.settings) else {
-            services.logger.notice(
+            logger.notice(
                 "revoke with refresh_token= instead of token= ignored (revokeRefreshTokenParameter: ignore)",
                 metadata: ["idp.client_id": .string(client.id)])
             return Responses.emptyOK()
         }
         let now = active.now
-        let state = services.state
+        let state = self.state
         let revokedUser = try await state.withSession(active) { session, world in
             let revoked = try await session.revoke(token: token, clientId: client.id, hint: hint, now: now)
             if let revoked, world.settings.notifyOnRevokeEndpoint, let user = world.users[revoked] {
@@ -58,8 +59,8 @@ struct RevokeController: Sendable {
             }
             return revoked
         }
-        JournalDraft.current?.note(userKey: revokedUser)
-        services.logger.info(
+        journal?.note(userKey: revokedUser)
+        logger.info(
             "revoke",
             metadata: ["idp.client_id": .string(client.id), "idp.revoked": .stringConvertible(revokedUser != nil)])
         return Responses.emptyOK()
@@ -67,7 +68,7 @@ struct RevokeController: Sendable {
 
     /// The token to revoke and its hint: `token=`, or else, as the `revokeRefreshTokenParameter`
     /// setting says, a `refresh_token=` some libraries send instead (`nil`: answer 200, revoke nothing).
-    private static func token(in form: FormParameters, settings: MockSettings) throws(OAuthError) -> (
+    private static func token(in form: FormParameters, settings: MockSettings) throws(AppleError) -> (
         String, String?
     )? {
         if let token = try form.field("token") { return (token, try form.field("token_type_hint")) }

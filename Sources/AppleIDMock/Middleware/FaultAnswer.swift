@@ -9,10 +9,8 @@ enum FaultAnswer {
     static func replacement(for rule: FaultRule, endpoint: FaultRule.Endpoint) -> Response? {
         var response: Response
         if let code = rule.error {
-            let error = OAuthError(code, description: rule.errorDescription, reason: "fault rule \(rule.id)")
-            response =
-                endpoint == .authorize
-                ? Responses.html(AuthorizeErrorPage.render(error), status: .badRequest) : Responses.oauthError(error)
+            let error = AppleError(code, description: rule.errorDescription, reason: "fault rule \(rule.id)")
+            response = AppleErrorMiddleware.response(error, page: endpoint == .authorize)
         } else if let status = rule.status {
             response = body(rule.body, status: HTTPResponse.Status(code: status))
         } else {

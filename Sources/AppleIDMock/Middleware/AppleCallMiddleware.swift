@@ -1,35 +1,37 @@
 import Foundation
 import Hummingbird
+import Logging
 
-/// Wraps every `/auth/*` call: reads the parameters it names (grant type, client, the fingerprints
-/// of its secrets), applies a fault rule that fires on it, and records it in the journal once it is
-/// answered. Other paths pass through untouched.
+/// Wraps every `/auth/*` call (it is attached to that group): reads the parameters it names (grant
+/// type, client, the fingerprints of its secrets), hands the endpoint a journal draft in the request
+/// context, applies a fault rule that fires on the call, and records it in the journal once it is
+/// answered.
 struct AppleCallMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
-    let services: MockServices
+    let state: MockState
+    let journal: JournalRecorder
+    let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         // By component, as the router matches (`//auth/token` reaches the token endpoint).
         let components = request.uri.path.split(separator: "/")
-        guard components.first == "auth", components.count > 1 else { return try await next(request, context) }
         let started = ContinuousClock.now
         let wallTime = Date()
         // The consent page's POST (`/auth/authorize/consent`) is part of the authorize step.
-        let endpointName = String(components[1])
+        let endpointName = components.count > 1 ? String(components[1]) : ApplePath.group
         var request = request
         var context = context
         let parameters = await Self.parameters(of: &request, context: &context)
-        let active = try? await services.active(context)
+        let active = try? await context.active(in: state)
         let draft = JournalDraft()
+        context.journal = draft
         let response: Response
         do {
-            response = try await JournalDraft.$current.withValue(draft) {
-                try await answer(
-                    request, context: context, endpoint: FaultRule.Endpoint(rawValue: endpointName),
-                    parameters: parameters, active: active, draft: draft, next: next)
-            }
+            response = try await answer(
+                request, context: context, endpoint: FaultRule.Endpoint(rawValue: endpointName),
+                parameters: parameters, active: active, draft: draft, next: next)
         } catch {
             // The router's 404 or 405, or whatever else a handler let escape: journaled, then passed on.
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
@@ -59,9 +61,9 @@ struct AppleCallMiddleware: RouterMiddleware {
         }
         let outcome =
             notes.dropped ? "dropped" : notes.refusal?.code ?? (status < 400 ? "ok" : "http_\(status)")
-        services.journal.record(
+        journal.record(
             JournalEntry(
-                id: services.journal.nextId(at: wallTime), at: active?.now ?? wallTime, wallTime: wallTime,
+                id: journal.nextId(at: wallTime), at: active?.now ?? wallTime, wallTime: wallTime,
                 endpoint: endpoint, method: request.method.rawValue, grantType: parameters.first("grant_type"),
                 clientId: parameters.first("client_id"), clientSecretKeyId: notes.secretKeyId,
                 clientSecretTeamId: notes.secretTeamId, userKey: notes.userKey, sub: notes.sub,
@@ -77,12 +79,12 @@ struct AppleCallMiddleware: RouterMiddleware {
         active: ActiveScenario?, draft: JournalDraft, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let endpoint, let active,
-            let rule = try? await services.state.firingFault(
+            let rule = try? await state.firingFault(
                 endpoint, grantType: parameters.first("grant_type"), clientId: parameters.first("client_id"),
                 in: active)
         else { return try await next(request, context) }
         draft.note(fault: rule.id, dropped: rule.drop)
-        services.logger.notice(
+        logger.notice(
             "fault rule fired", metadata: ["idp.fault": .string(rule.id), "idp.endpoint": .string(endpoint.rawValue)])
         if let latency = rule.latencyMilliseconds, latency > 0 {
             try? await Task.sleep(for: .milliseconds(latency))

@@ -52,7 +52,7 @@ enum StrangerKey {
     /// The key (made on first use: an RSA-2048 key takes a moment).
     static func key() throws -> SigningKey {
         if let key = made.withLock({ $0 }) { return key }
-        let generated = try GeneratedKey.make()
+        let generated = try GeneratedKey.generate()
         let key = try SigningKey(kid: generated.kid, pem: generated.key.pem)
         return made.withLock { made in
             if let earlier = made { return earlier }

@@ -5,14 +5,14 @@ import Hummingbird
 /// the rest of the request (one read of the control record per request).
 struct DueEventsMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
-    let services: MockServices
+    let state: MockState
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         // A store outage is reported by the handler itself.
         var context = context
-        context.active = try? await services.state.fireDueEvents()
+        context.active = try? await state.fireDueEvents()
         return try await next(request, context)
     }
 }

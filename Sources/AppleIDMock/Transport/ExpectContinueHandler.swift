@@ -39,11 +39,11 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
         // By component, as the router matches (`//auth/token` reaches the token endpoint).
         let path = head.path?.split(separator: "?", maxSplits: 1).first ?? ""
         let (body, contentType): (String, String)
-        switch path.split(separator: "/").first {
-        case "auth" where length > RequestReading.maximumBodySize:
+        switch path.split(separator: "/").first.map(String.init) {
+        case ApplePath.group where length > RequestReading.maximumBodySize:
             // Apple's vocabulary: the request is malformed.
             (body, contentType) = (#"{"error":"invalid_request"}"#, "application/json;charset=UTF-8")
-        case "__admin" where length > AdminBody.maximumSize:
+        case AdminPath.group where length > AdminBody.maximumSize:
             body =
                 #"{"error":"payload_too_large","message":"the body is over the limit of \#(AdminBody.maximumSize) bytes","limit":\#(AdminBody.maximumSize)}"#
             contentType = "application/json; charset=utf-8"

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 
 /// Guards the control plane (`/__admin/*`). With an admin token, every call must bear it
@@ -11,7 +12,21 @@ import NIOCore
 /// page asks for the token before it calls anything).
 struct AdminAccessMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
-    let services: MockServices
+
+    /// Who may call the control plane, from the server's configuration.
+    struct Access: Sendable {
+        /// The token every call must bear, if set.
+        var adminToken: String?
+        /// The interface the server is bound to (the `Host` check applies on loopback).
+        var host: String
+        /// Whether the server answers HTTPS.
+        var servesTLS: Bool
+        /// The configured base URL (`--public-url`), if any.
+        var publicBaseURL: String?
+    }
+
+    let access: Access
+    let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -19,7 +34,6 @@ struct AdminAccessMiddleware: RouterMiddleware {
         let path = request.uri.path
         // By component, as the router matches: `//__admin/reset` reaches the same handler.
         let components = path.split(separator: "/")
-        guard components.first == "__admin" else { return try await next(request, context) }
         var request = request
         do {
             // The dashboard's files hold no secret: the page loads, then asks for the token.
@@ -28,7 +42,7 @@ struct AdminAccessMiddleware: RouterMiddleware {
             try check(request, needsToken: !isPage)
             try await Self.checkChunkedBody(&request)
         } catch {
-            services.logger.notice(
+            logger.notice(
                 "control-plane call refused",
                 metadata: [
                     "idp.path": .string(path), "idp.status": "\(error.status.code)",
@@ -40,12 +54,12 @@ struct AdminAccessMiddleware: RouterMiddleware {
     }
 
     private func check(_ request: Request, needsToken: Bool) throws(AdminError) {
-        if let token = services.adminToken {
+        if let token = access.adminToken {
             guard !needsToken || RequestReading.bearerToken(request).map({ Self.constantTimeEqual($0, token) }) == true
             else {
                 throw .unauthorized("this server needs its admin token: Authorization: Bearer <token>")
             }
-        } else if !services.servesTLS, Self.isLoopback(services.host), let authority = request.head.authority,
+        } else if !access.servesTLS, Self.isLoopback(access.host), let authority = request.head.authority,
             !authority.isEmpty
         {
             // A rebinding page always sends its own name; a request without Host (HTTP/1.0) is local.
@@ -87,7 +101,7 @@ struct AdminAccessMiddleware: RouterMiddleware {
 
     /// The host of `--public-url`, if set.
     private var publicHost: String? {
-        services.publicBaseURL.flatMap { URLComponents(string: $0)?.host?.lowercased() }
+        access.publicBaseURL.flatMap { URLComponents(string: $0)?.host?.lowercased() }
     }
 
     /// Whether `origin` is this server's own (as reached, or as configured by `--public-url`).
@@ -96,7 +110,7 @@ struct AdminAccessMiddleware: RouterMiddleware {
         let port = components.port.map { ":\($0)" } ?? ""
         let hostPort = (host.contains(":") ? "[\(host)]" : host) + port
         if let authority, hostPort.lowercased() == authority.lowercased() { return true }
-        if let publicBaseURL = services.publicBaseURL, origin.lowercased() == publicBaseURL.lowercased() { return true }
+        if let publicBaseURL = access.publicBaseURL, origin.lowercased() == publicBaseURL.lowercased() { return true }
         return false
     }
 

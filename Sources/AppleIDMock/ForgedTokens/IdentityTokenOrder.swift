@@ -3,9 +3,9 @@ import Foundation
 /// What `POST /__admin/mint/id-token` (and `apple-id-mock mint id-token`) is asked to make: a token
 /// for a user and a client as one of Apple's flows would issue it, with claims set or removed, or
 /// with one defect a backend must reject.
-public struct IdentityTokenOrder: Sendable {
+package struct IdentityTokenOrder: Sendable {
     /// Which of Apple's flows issues the token (its claims differ: reference §6.2).
-    public enum Flow: String, Sendable, CaseIterable {
+    package enum Flow: String, Sendable, CaseIterable {
         /// The token endpoint's `authorization_code` grant (`at_hash`).
         case web
         /// A native app's credential (`c_hash`, `real_user_status`; `aud` is the bundle ID).
@@ -15,7 +15,7 @@ public struct IdentityTokenOrder: Sendable {
     }
 
     /// The one thing wrong with a token, for a backend to reject.
-    public enum Defect: String, Sendable, CaseIterable {
+    package enum Defect: String, Sendable, CaseIterable {
         /// `exp` an hour ago.
         case expired
         /// `iat` and `nbf` an hour ahead.
@@ -46,38 +46,38 @@ public struct IdentityTokenOrder: Sendable {
         }
     }
 
-    public var userKey: String
-    public var clientId: String
-    public var flow = Flow.web
+    package var userKey: String
+    package var clientId: String
+    package var flow = Flow.web
     /// The nonce of the sign-in (echoed verbatim, as Apple does).
-    public var nonce: String?
+    package var nonce: String?
     /// The scopes of a first consent (default `name email`); a stored consent keeps its own.
-    public var scopes: [String]?
+    package var scopes: [String]?
     /// Claims to set (any JSON value) over the ones the flow issues.
-    public var set: [String: JSONValue] = [:]
+    package var set: [String: JSONValue] = [:]
     /// Claims to leave out.
-    public var remove: [String] = []
-    public var defect: Defect?
+    package var remove: [String] = []
+    package var defect: Defect?
 
-    public init(userKey: String, clientId: String) {
+    package init(userKey: String, clientId: String) {
         self.userKey = userKey
         self.clientId = clientId
     }
 }
 
 /// A minted token with what a backend should make of it.
-public struct MintedToken: Encodable, Sendable {
+package struct MintedToken: Encodable, Sendable {
     /// The compact JWS.
-    public var token: String
+    package var token: String
     /// The defect it carries, if any.
-    public var defect: String?
+    package var defect: String?
     /// `accept` (a valid token) or `reject` (a defect).
-    public var expected: String
+    package var expected: String
 
     /// Its decoded header, read from `token` when asked (minting many need not decode them).
-    public var header: JSONValue { Self.decodedSegment(of: token, at: 0) }
+    package var header: JSONValue { Self.decodedSegment(of: token, at: 0) }
     /// Its decoded claims, read from `token` when asked.
-    public var claims: JSONValue { Self.decodedSegment(of: token, at: 1) }
+    package var claims: JSONValue { Self.decodedSegment(of: token, at: 1) }
 
     private static func decodedSegment(of token: String, at index: Int) -> JSONValue {
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -91,7 +91,7 @@ public struct MintedToken: Encodable, Sendable {
         case token, header, claims, defect, expected
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(token, forKey: .token)
         try container.encode(header, forKey: .header)

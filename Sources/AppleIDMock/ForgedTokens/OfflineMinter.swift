@@ -3,12 +3,12 @@ import Foundation
 /// Mints identity tokens without a server (`apple-id-mock mint id-token`): a scenario from the
 /// scenarios folder and the bundled keys, nothing stored. The tokens are those the server would mint
 /// on that scenario with no control-plane changes.
-public struct OfflineMinter: Sendable {
+package struct OfflineMinter: Sendable {
     let world: World
     let keys: ResolvedKeys
 
     /// Loads `scenario` from `scenariosDirectory` and the keys of `keysDirectory`, with every problem.
-    public init(scenariosDirectory: String, keysDirectory: String, scenario name: String) throws {
+    package init(scenariosDirectory: String, keysDirectory: String, scenario name: String) throws {
         let ring = try SigningKeyRing.load(keysDirectory: keysDirectory)
         let scenarios = try ScenarioLoader.loadDirectory(scenariosDirectory)
         guard let scenario = scenarios[name] else {
@@ -22,7 +22,7 @@ public struct OfflineMinter: Sendable {
     }
 
     /// One token to `order` at `now`, as for a user who has not consented before.
-    public func mint(_ order: IdentityTokenOrder, now: Date = Date()) throws -> MintedToken {
+    package func mint(_ order: IdentityTokenOrder, now: Date = Date()) throws -> MintedToken {
         try IdentityTokenMint.mint(order, world: world, keys: keys, consent: nil, now: now)
     }
 }

@@ -1,7 +1,7 @@
 import CMallocTuning
 
 /// How the server asks the C allocator to hand memory back.
-public enum MemoryTuning {
+enum MemoryTuning {
     /// Allocations of this size and over get pages of their own, returned when freed.
     static let mmapThreshold: Int32 = 256 * 1024
 
@@ -12,7 +12,7 @@ public enum MemoryTuning {
     /// an outgrown buffer is returned to the system. No effect where the C library is not glibc.
     /// - Returns: whether the threshold was set (`false` off glibc).
     @discardableResult
-    public static func apply() -> Bool {
+    static func apply() -> Bool {
         apple_id_mock_fix_mmap_threshold(mmapThreshold) == 1
     }
 }

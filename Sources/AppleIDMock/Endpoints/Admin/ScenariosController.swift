@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// `/__admin/scenario` and `/__admin/scenarios`: see the active scenario, switch to another, list
+/// them, upload one.
+struct ScenariosController: Sendable {
+    let state: MockState
+    let logger: Logger
+
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.get(RouterPath(AdminPath.scenario)) { _, context in try await self.scenario(context) }
+        group.put(RouterPath(AdminPath.scenario)) { request, _ in try await self.switchScenario(request) }
+        group.get(RouterPath(AdminPath.scenarios)) { _, context in try await self.scenarios(context) }
+        group.post(RouterPath(AdminPath.scenarios)) { request, _ in try await self.upload(request) }
+    }
+
+    /// The active scenario: as the request found it, or (without `context`) read after a change.
+    private func scenario(_ context: MockRequestContext? = nil) async throws -> Response {
+        let active = try await state.current(or: context?.active)
+        return Responses.adminJSON(ScenarioView(world: active.world, signingKeyId: active.keys.signing.kid))
+    }
+
+    private func switchScenario(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        let body = try await AdminBody.json(request)
+        let name = reader.object(body, at: .root, allowed: ["name"]).flatMap { members in
+            reader.required(members, "name", at: .root).flatMap { reader.string($0, at: JSONPath.root.member("name")) }
+        }
+        try AdminBody.check(reader)
+        guard let name else {
+            throw ScenarioError(file: "request body", path: "$.name", reason: "missing required field")
+        }
+        try await state.activate(name)
+        logger.info("scenario switched", metadata: ["idp.scenario": .string(name)])
+        return try await scenario()
+    }
+
+    /// The scenario names and the active one (without `context`: read after a change).
+    private func scenarios(_ context: MockRequestContext? = nil) async throws -> Response {
+        /// The JSON body of this listing.
+        struct Listing: Encodable {
+            var active: String
+            var available: [String]
+        }
+        return Responses.adminJSON(
+            Listing(
+                active: try await state.current(or: context?.active).world.scenario.name,
+                available: try await state.scenarioNames()))
+    }
+
+    private func upload(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let name = query["name"].map(String.init) ?? ""
+        if let problem = ScenarioCatalog.nameProblem(name) {
+            throw ScenarioError(file: "request", path: "?name", reason: problem)
+        }
+        let data = try await AdminBody.data(request)
+        guard let json = String(data: data, encoding: .utf8) else {
+            throw ScenarioError(file: "request body", reason: "not UTF-8 text")
+        }
+        let activate = query["activate"] == "true"
+        try await state.install(json: json, name: name, activate: activate)
+        return activate ? try await self.scenario() : try await scenarios()
+    }
+}

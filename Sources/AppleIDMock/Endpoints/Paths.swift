@@ -1,0 +1,70 @@
+/// Where Apple's endpoints are served, relative to their group `/auth` (the router mounts them
+/// there), with `absolute(_:)` for clients: one list shared by the router, the kit and the tests.
+package enum ApplePath {
+    /// The group of Apple's endpoints.
+    package static let group = "auth"
+    /// Browser sign-in.
+    package static let authorize = "authorize"
+    /// Where the consent page posts.
+    package static let consent = "authorize/consent"
+    /// The token endpoint.
+    package static let token = "token"
+    /// Revocation.
+    package static let revoke = "revoke"
+    /// The JWKS.
+    package static let keys = "keys"
+    /// App-transfer migration.
+    package static let userMigrationInfo = "usermigrationinfo"
+    /// The discovery document (outside the group, as at Apple).
+    package static let discovery = "/.well-known/openid-configuration"
+
+    /// `/auth/<name>`.
+    package static func absolute(_ name: String) -> String { "/\(group)/\(name)" }
+}
+
+/// Where the control plane (not Apple's) is served, relative to its group `/__admin`.
+package enum AdminPath {
+    /// The group of the control plane.
+    package static let group = "__admin"
+    package static let scenario = "scenario"
+    package static let scenarios = "scenarios"
+    package static let settings = "settings"
+    package static let clock = "clock"
+    package static let consents = "consents"
+    package static let clientSecret = "client-secret"
+    package static let reset = "reset"
+    package static let users = "users"
+    package static let events = "events"
+    package static let notifications = "notifications"
+    package static let notification = "notifications/:id"
+    package static let redeliver = "notifications/:id/redeliver"
+    package static let conformance = "notifications/conformance"
+    package static let transfers = "transfers"
+    package static let faults = "faults"
+    package static let fault = "faults/:id"
+    package static let keys = "keys"
+    package static let rotateKey = "keys/rotate"
+    package static let key = "keys/:kid"
+    package static let journal = "journal"
+    /// The email relay's mailbox (`Endpoints/Admin/MailController.swift`).
+    package static let mail = "mail"
+    package static let mailEntry = "mail/:id"
+    package static let mailRaw = "mail/:id/raw"
+    package static let mailReply = "mail/:id/reply"
+    package static let mintIdToken = "mint/id-token"
+    package static let mintNotification = "mint/notification"
+    package static let nativeAuthorize = "native/authorize"
+    package static let credentialState = "native/credential-state"
+    package static let openAPI = "openapi.json"
+    /// The dashboard's files (the page itself is the group's root).
+    package static let dashboardFile = "dashboard/:file"
+
+    /// `/__admin/<name>`.
+    package static func absolute(_ name: String) -> String { "/\(group)/\(name)" }
+}
+
+/// The mock's own paths outside both groups.
+package enum ServerPath {
+    /// The liveness check.
+    package static let health = "/health"
+}

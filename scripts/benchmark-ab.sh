@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Compares two builds of apple-id-mock in one run, alternating them so that the machine's drift
+# (other processes, thermal state, the shared cores) falls on both alike: round k runs A then B
+# when k is odd, B then A when it is even. Each turn starts the binary on a free port with the
+# memory store and times, with wrk -t2 -c32, `GET /auth/keys`, the refresh grant (one RS256
+# id_token per answer) and authorize with login_hint (a code per answer). It prints every turn,
+# then per endpoint the median of each build and B's median as a share of A's, with the spread of
+# A's own turns: a difference inside that spread is noise.
+#
+#   scripts/benchmark-ab.sh OLD_BINARY NEW_BINARY [rounds, default 5] [seconds per run, default 5]
+#
+# Build the old binary from a worktree, e.g.
+#   git worktree add /tmp/old <commit> && (cd /tmp/old && swift build -c release --product apple-id-mock)
+#   scripts/benchmark-ab.sh /tmp/old/.build/release/apple-id-mock .build/release/apple-id-mock
+# Run it from the repository root (it serves the bundled scenarios/ and keys/). Needs wrk and curl.
+set -euo pipefail
+
+[ $# -ge 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+A=$1
+B=$2
+ROUNDS=${3:-5}
+DURATION=${4:-5}
+for tool in wrk curl; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install $tool" >&2; exit 1; }
+done
+for binary in "$A" "$B"; do [ -x "$binary" ] || { echo "$binary is not an executable" >&2; exit 1; }; done
+
+CLIENT=com.example.web
+REDIRECT=http://localhost:3000/auth/apple/callback
+WORK=$(mktemp -d)
+PID=
+cleanup() {
+  [ -n "$PID" ] && kill "$PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Starts `$1` on a free port; sets PID and BASE.
+start() {
+  "$1" serve --port 0 --log-level error >"$WORK/server.log" 2>&1 &
+  PID=$!
+  local port=
+  for _ in $(seq 1 3000); do
+    port=$(sed -n 's/.*listening on http:\/\/[^ ]*:\([0-9]*\) .*/\1/p' "$WORK/server.log")
+    [ -n "$port" ] && break
+    kill -0 "$PID" 2>/dev/null || { cat "$WORK/server.log" >&2; exit 1; }
+    sleep 0.01
+  done
+  [ -n "$port" ] || { echo "$1 did not print its port" >&2; exit 1; }
+  BASE=http://127.0.0.1:$port
+}
+
+stop() {
+  kill "$PID" 2>/dev/null || true
+  wait "$PID" 2>/dev/null || true
+  PID=
+}
+
+# Requests per second of one wrk run.
+rate() {
+  wrk -t2 -c32 -d"${DURATION}s" "$@" | awk '/Requests\/sec/ { print $2 }'
+}
+
+# One turn of binary `$1` (named `$2`): appends "name endpoint rate" lines to the results.
+turn() {
+  local binary=$1 name=$2 secret code refresh authorize keys refreshing authorizing
+  start "$binary"
+  secret=$("$binary" client-secret --client-id "$CLIENT")
+  authorize="$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
+  code=$(curl -s -o /dev/null -w '%{redirect_url}' "$authorize" | sed -n 's/.*code=\([^&]*\).*/\1/p')
+  refresh=$(curl -s "$BASE/auth/token" -d client_id="$CLIENT" -d client_secret="$secret" \
+    -d grant_type=authorization_code -d code="$code" -d redirect_uri="$REDIRECT" \
+    | sed -n 's/.*"refresh_token":"\([^"]*\)".*/\1/p')
+  [ -n "$refresh" ] || { echo "$name: no refresh token from the code exchange" >&2; exit 1; }
+  cat >"$WORK/refresh.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+wrk.body = "grant_type=refresh_token&client_id=$CLIENT&client_secret=$secret&refresh_token=$refresh"
+LUA
+  keys=$(rate "$BASE/auth/keys")
+  refreshing=$(rate -s "$WORK/refresh.lua" "$BASE/auth/token")
+  authorizing=$(rate "$authorize")
+  stop
+  printf '  %-3s keys %10s   refresh %9s   authorize %9s req/s\n' "$name" "$keys" "$refreshing" "$authorizing"
+  printf '%s keys %s\n%s refresh %s\n%s authorize %s\n' "$name" "$keys" "$name" "$refreshing" "$name" \
+    "$authorizing" >>"$WORK/results"
+}
+
+echo "A = $A"
+echo "B = $B"
+echo "$ROUNDS rounds of ${DURATION}s runs, alternating (ABBA)"
+for round in $(seq 1 "$ROUNDS"); do
+  echo "round $round"
+  if ((round % 2)); then turn "$A" A; turn "$B" B; else turn "$B" B; turn "$A" A; fi
+done
+
+echo
+echo "medians (B as a share of A; A's own spread, min..max, for the noise)"
+for endpoint in keys refresh authorize; do
+  awk -v e="$endpoint" '
+    function median(v, n,   i, j, t) {
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+      return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    $2 == e && $1 == "A" { a[++na] = $3; if (na == 1 || $3 < amin) amin = $3; if ($3 > amax) amax = $3 }
+    $2 == e && $1 == "B" { b[++nb] = $3 }
+    END {
+      ma = median(a, na); mb = median(b, nb)
+      printf "  %-10s A %10.0f   B %10.0f   B/A %5.1f%%   A spread %.0f..%.0f (%.1f%% of its median)\n",
+        e, ma, mb, 100 * mb / ma, amin, amax, 100 * (amax - amin) / ma
+    }' "$WORK/results"
+done

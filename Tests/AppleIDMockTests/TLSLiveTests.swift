@@ -149,19 +149,22 @@ struct TLSLiveTests {
             let cert = Self.tlsFolder + "/appleid.apple.com.pem"
             let missing = try await children.run(
                 ChildServers.serveArguments(state: nil) + ["--tls-cert", "/nonexistent/c.pem", "--tls-key", cert])
-            StartupErrorLiveTests.expectRefusal(missing, naming: "/nonexistent/c.pem", cause: "no such file")
+            await StartupErrorLiveTests.expectRefusal(
+                missing, naming: "/nonexistent/c.pem", cause: "no such file", children: children)
 
             let notPEM = try await children.run(
                 ChildServers.serveArguments(state: nil) + [
                     "--tls-cert", Fixture.root + "/README.md", "--tls-key", cert,
                 ])
-            StartupErrorLiveTests.expectRefusal(notPEM, naming: "README.md", cause: "not a PEM certificate chain")
+            await StartupErrorLiveTests.expectRefusal(
+                notPEM, naming: "README.md", cause: "not a PEM certificate chain", children: children)
 
             let wrongKey = try await children.run(
                 ChildServers.serveArguments(state: nil) + [
                     "--tls-cert", cert, "--tls-key", Fixture.keysDirectory + "/signing/Mk7pQ2xR9a.pem",
                 ])
-            StartupErrorLiveTests.expectRefusal(wrongKey, naming: "Mk7pQ2xR9a.pem", cause: "does not match")
+            await StartupErrorLiveTests.expectRefusal(
+                wrongKey, naming: "Mk7pQ2xR9a.pem", cause: "does not match", children: children)
 
             let alone = try await children.run(ChildServers.serveArguments(state: nil) + ["--tls-cert", cert])
             #expect(alone.ending != .exited(0))

@@ -4,8 +4,8 @@ import Testing
 /// The email relay with real clients (`Tests/mail`, pytest): Python's smtplib, Django's SMTP
 /// backend, Debian's swaks, an aiosmtpd sink for forwarding and replies, hostile clients, and
 /// replicas on PostgreSQL when `APPLE_ID_MOCK_TEST_POSTGRES_URL` is set.
-@Suite("Email relay with real clients")
-struct MailClientSuiteTests {
+@Suite("Email relay with real clients", .tags(.live))
+struct MailClientsLiveTests {
     @Test("Tests/mail passes", .enabled(if: MailClientSuite.shouldRun))
     func mailSuite() async throws {
         #expect(

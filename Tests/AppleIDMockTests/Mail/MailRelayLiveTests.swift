@@ -6,7 +6,7 @@ import Testing
 
 /// The email relay end to end inside the test process: the kit starts the mock with SMTP on a free
 /// port, the mock's own SMTP client sends as a backend would, and the kit reads the mailbox.
-@Suite("Email relay, live")
+@Suite("Email relay, live", .tags(.live))
 struct MailRelayLiveTests {
     static func message(from sender: String, to relay: String, subject: String = "Welcome") -> [UInt8] {
         Array(

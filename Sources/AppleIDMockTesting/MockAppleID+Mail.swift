@@ -10,7 +10,7 @@ extension MockAppleID {
         public var at: Date
         /// `inbound` or `reply`.
         public var direction: String
-        /// `relayed`, `user_not_found`, `unauthorized_sender`, `daily_limit`, `dkim_required`;
+        /// `relayed`, `user_not_found`, `unauthorized_sender`, `daily_limit`, `dkim_required`, `dropped`;
         /// for replies `sent` or `failed`.
         public var outcome: String
         /// Why it was refused, in the mock's words.

@@ -161,3 +161,15 @@ def test_reply_from_the_user_goes_to_the_original_sender(mock, sink):
     assert b"In-Reply-To: <" in sent.content
     status, refusal = mock.call("POST", f"/__admin/mail/{reply['id']}/reply", {"text": "again"})
     assert status == 409 and refusal["error"] == "not_applicable"
+
+
+def test_unregistered_sender_silently_dropped_when_the_setting_says_so(mock, sink):
+    relay = mock.hide_my_email("sam")
+    mock.admin("PATCH", "/__admin/settings", {"mailUnregisteredSenders": "drop"})
+    try:
+        assert send(mock, "bounces@mailer.example.org", relay) == {}
+        [entry] = mock.wait_mail(1, outcome="dropped")
+        assert entry["smtpReply"].startswith("250 2.0.0 Ok: queued as") and "never delivered" in entry["reason"]
+        assert sink.messages == []
+    finally:
+        mock.admin("PATCH", "/__admin/settings", {"mailUnregisteredSenders": "bounce"})

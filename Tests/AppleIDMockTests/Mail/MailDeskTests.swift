@@ -122,4 +122,29 @@ struct MailDeskTests {
         #expect(try await services.state.moveClock(.advance(seconds: 86_400)))
         #expect(await desk.checkRecipient(relay, sender: "news@example.com", overTLS: false) == nil)
     }
+
+    @Test(
+        "mailUnregisteredSenders drop: an unregistered sender gets 250, the mailbox says dropped, nothing is delivered")
+    func dropMode() async throws {
+        let services = try await Self.services()
+        let relay = try await Self.samHides(services)
+        _ = try await services.state.patchSettings(.object(["mailUnregisteredSenders": .string("drop")]))
+        let desk = MailDesk(services: services)
+        #expect(await desk.checkRecipient(relay, sender: "x@nowhere.example", overTLS: false) == nil)
+        let (reply, _) = await desk.deliver(Self.envelope("x@nowhere.example", to: relay))
+        #expect(reply.code == 250)
+        let records = try await services.state.mailRecords()
+        #expect(records.map(\.outcome) == ["dropped"])
+        #expect(reply.description.hasSuffix("queued as \(records[0].id)"))
+        #expect(records[0].reason?.hasPrefix("mailUnregisteredSenders is drop") == true)
+        #expect(records[0].deliveredTo == nil)
+        #expect(try await services.state.mailQuota(relay).sent == 0)
+        // A registered sender whose From header is not registered is dropped too; a registered one relayed.
+        let (spoofed, _) = await desk.deliver(
+            Self.envelope("news@example.com", to: relay, from: "boss@nowhere.example"))
+        #expect(spoofed.code == 250)
+        #expect(await desk.deliver(Self.envelope("news@example.com", to: relay)).reply.code == 250)
+        #expect(try await services.state.mailRecords().map(\.outcome) == ["relayed", "dropped", "dropped"])
+        #expect(try await services.state.mailRecords().first?.smtpReply.hasPrefix("250 2.0.0 Ok: queued as") == true)
+    }
 }

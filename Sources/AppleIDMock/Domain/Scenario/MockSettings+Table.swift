@@ -89,6 +89,7 @@ extension MockSettings {
         .integer("keyGraceSeconds", 0...31_536_000, \.keyGraceSeconds),
         .integer("mailDailyLimit", 1...100_000, \.mailDailyLimit),
         .flag("mailRequireDkimSignature", \.mailRequireDkimSignature),
+        .choice("mailUnregisteredSenders", \.mailUnregisteredSenders),
         .flag("omitIsPrivateEmailWhenFalse", \.omitIsPrivateEmailWhenFalse),
         .flag("refreshReturnsIdToken", \.refreshReturnsIdToken),
         .flag("requireHttpsRedirectUris", \.requireHttpsRedirectUris),

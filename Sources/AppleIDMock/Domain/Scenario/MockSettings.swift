@@ -73,6 +73,14 @@ struct MockSettings: Sendable, Codable, Equatable {
         case shuffled
     }
 
+    /// What the email relay does with mail from a sender the team did not register.
+    enum UnregisteredSenders: String, Sendable, Codable, CaseIterable {
+        /// `550 5.1.1 <sender>: unauthorized sender`, as most field reports show.
+        case bounce
+        /// Accepted (`250`) and never delivered, as one 2025 report says.
+        case drop
+    }
+
     /// id_token lifetime (86400 today; 600 before 2021).
     var idTokenLifetimeSeconds = 86_400
     /// Authorization code lifetime.
@@ -128,6 +136,8 @@ struct MockSettings: Sendable, Codable, Equatable {
     var mailDailyLimit = 100
     /// Refuse relay mail without a `DKIM-Signature` whose `d=` is a registered domain.
     var mailRequireDkimSignature = false
+    /// What the email relay does with mail from an unregistered sender (reference §16: both seen).
+    var mailUnregisteredSenders = UnregisteredSenders.bounce
 
     init() {}
 }

@@ -21,6 +21,13 @@ extension MockState {
                 address, sender: sender, facts: facts, teams: active.world.teams,
                 dailyLimit: active.world.settings.mailDailyLimit)
             guard case .failure(let refusal) = result else { return RecipientDecision(result: result, now: now) }
+            if let facts, Self.drops(refusal, active.world.settings) {
+                // Accepted here; the message is kept as dropped after DATA.
+                let target = RelayTarget(
+                    address: address.lowercased(), userKey: facts.userKey, teamId: facts.teamId,
+                    deliverTo: facts.realEmail)
+                return RecipientDecision(result: .success(target), now: now)
+            }
             let record = MailRecord(
                 id: MailRecord.newId(at: wallTime), at: now, wallTime: wallTime, direction: "inbound",
                 outcome: refusal.outcome, reason: refusal.reason, smtpReply: refusal.reply.description,
@@ -48,6 +55,8 @@ extension MockState {
             let world = active.world
             var targets: [RelayTarget] = []
             var refusal: RelayRefusal?
+            // Unregistered senders under `mailUnregisteredSenders: drop`: accepted, never delivered.
+            var dropped: [(address: String, refusal: RelayRefusal)] = []
             var facts: [String: RelayAddressFacts] = [:]
             for address in envelope.recipients {
                 let found = try await Self.relayFacts(address, world: world, now: now, transaction: transaction)
@@ -57,13 +66,18 @@ extension MockState {
                     dailyLimit: world.settings.mailDailyLimit)
                 {
                 case .success(let target): targets.append(target)
+                case .failure(let found) where Self.drops(found, world.settings): dropped.append((address, found))
                 case .failure(let found): refusal = refusal ?? found
                 }
             }
-            if let refusal = refusal
-                ?? RelayRules.message(
-                    headers, targets: targets, teams: world.teams, requireDKIM: world.settings.mailRequireDkimSignature)
-            {
+            var messageRefusal = RelayRules.message(
+                headers, targets: targets, teams: world.teams, requireDKIM: world.settings.mailRequireDkimSignature)
+            if refusal == nil, let found = messageRefusal, Self.drops(found, world.settings) {
+                dropped += targets.map { ($0.address, found) }
+                targets = []
+                messageRefusal = nil
+            }
+            if let refusal = refusal ?? messageRefusal {
                 var records: [MailRecord] = []
                 for address in envelope.recipients {
                     var record = Self.record(
@@ -81,6 +95,22 @@ extension MockState {
             }
             var delivered: [(record: MailRecord, message: [UInt8])] = []
             let firstId = MailRecord.newId(at: wallTime)
+            let reply = SMTPReply(250, "2.0.0", "Ok: queued as \(firstId)")
+            var records: [MailRecord] = []
+            for (position, drop) in dropped.enumerated() {
+                var record = Self.record(
+                    envelope, headers: headers, recipient: drop.address, now: now, wallTime: wallTime,
+                    outcome: "dropped")
+                if position == 0 && targets.isEmpty { record.id = firstId }
+                record.reason =
+                    "mailUnregisteredSenders is drop, so accepted and never delivered: " + drop.refusal.reason
+                record.smtpReply = reply.description
+                record.userKey = facts[drop.address]?.userKey
+                record.teamId = facts[drop.address]?.teamId
+                record.hasRaw = true
+                try await Self.keep(record, message: envelope.message, transaction: transaction)
+                records.append(record)
+            }
             for (position, target) in targets.enumerated() {
                 var record = Self.record(
                     envelope, headers: headers, recipient: target.address, now: now, wallTime: wallTime,
@@ -96,13 +126,13 @@ extension MockState {
                     envelope.message, headers: headers, target: target, heloName: envelope.heloName, id: firstId,
                     at: now, overTLS: envelope.overTLS)
                 record.size = message.count
+                record.smtpReply = reply.description
                 try await Self.keep(record, message: message, transaction: transaction)
                 try await Self.count(target.address, now: now, transaction: transaction)
                 delivered.append((record, message))
             }
-            let reply = SMTPReply(250, "2.0.0", "Ok: queued as \(firstId)")
             return DeliveryDecision(
-                reply: reply, records: delivered.map(\.record), delivered: delivered, now: now)
+                reply: reply, records: records + delivered.map(\.record), delivered: delivered, now: now)
         }
     }
 
@@ -157,6 +187,11 @@ extension MockState {
     }
 
     // MARK: - Helpers
+
+    /// Whether `refusal` is turned into a silent drop by the settings.
+    static func drops(_ refusal: RelayRefusal, _ settings: MockSettings) -> Bool {
+        refusal.outcome == "unauthorized_sender" && settings.mailUnregisteredSenders == .drop
+    }
 
     /// What the relay knows of `address` now.
     static func relayFacts(_ address: String, world: World, now: Date, transaction: any StateTransaction)

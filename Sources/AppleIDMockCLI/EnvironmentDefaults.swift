@@ -17,6 +17,9 @@ enum EnvironmentDefaults {
     static let tls = ServeOptions.tls.variable
     static let tlsCert = ServeOptions.tlsCert.variable
     static let tlsKey = ServeOptions.tlsKey.variable
+    static let smtpPort = ServeOptions.smtpPort.variable
+    static let smtpForward = ServeOptions.smtpForward.variable
+    static let smtpOutbound = ServeOptions.smtpOutbound.variable
 
     /// The value of `name`, if set and not empty.
     static func value(_ name: String) -> String? {

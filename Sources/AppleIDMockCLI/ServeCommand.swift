@@ -38,6 +38,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: ArgumentHelp(ServeOptions.tlsKey.help))
     var tlsKey: String?
 
+    @OptionGroup var mail: MailOptions
+
     @OptionGroup var locations: LocationOptions
 
     func run() async throws {
@@ -45,15 +47,23 @@ struct ServeCommand: AsyncParsableCommand {
         try locations.requireFolders()
         MemoryTuning.apply()
         let application: any ApplicationProtocol
+        let smtpPort = BoundPort()
         do {
-            application = try await buildApplication(configuration: configuration) { host, port in
-                // Written straight to the file handle: print() may sit in a buffer when stdout is a pipe.
-                let scheme = configuration.tls == nil ? "http" : "https"
-                let address = host.contains(":") ? "[\(host)]" : host
-                let line =
-                    "apple-id-mock listening on \(scheme)://\(address):\(port) (state \(configuration.state), issuer https://appleid.apple.com)\(tokenWarning)\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
-            }
+            application = try await buildApplication(
+                configuration: configuration,
+                onListening: { host, port in
+                    // Written straight to the file handle: print() may sit in a buffer when stdout is a pipe.
+                    let scheme = configuration.tls == nil ? "http" : "https"
+                    let address = host.contains(":") ? "[\(host)]" : host
+                    let smtp = smtpPort.value.map { ", SMTP relay on smtp://\(address):\($0)" } ?? ""
+                    let line =
+                        "apple-id-mock listening on \(scheme)://\(address):\(port) (state \(configuration.state), issuer https://appleid.apple.com\(smtp))\(tokenWarning)\n"
+                    FileHandle.standardOutput.write(Data(line.utf8))
+                },
+                onMailListening: { port in smtpPort.value = port })
+        } catch let error as SMTPListenError {
+            FileHandle.standardError.write(Data("apple-id-mock: \(error.description)\n".utf8))
+            throw ExitCode(1)
         } catch let error as ScenarioError {
             FileHandle.standardError.write(Data("apple-id-mock: refusing to start:\n\(error.description)\n".utf8))
             throw ExitCode(1)
@@ -108,7 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard let idle = Double(idleText), idle >= 0.1, idle <= 3_600 else {
             throw ValidationError("idle timeout must be 0.1...3600 seconds, found \(idleText)")
         }
-        return ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host ?? EnvironmentDefaults.value(EnvironmentDefaults.host) ?? ServerConfiguration.Defaults.host,
             port: port,
             publicBaseURL: publicURL ?? EnvironmentDefaults.value(EnvironmentDefaults.publicURL),
@@ -116,6 +126,8 @@ struct ServeCommand: AsyncParsableCommand {
             scenario: locations.resolvedScenario, logLevel: level, state: location,
             adminToken: adminToken ?? EnvironmentDefaults.value(EnvironmentDefaults.adminToken),
             idleTimeoutSeconds: idle, tls: try resolveTLS())
+        configuration.mail = try mail.resolve()
+        return configuration
     }
 
     /// `--tls-cert` with `--tls-key` (your files, which imply HTTPS), else `--tls` (the bundled test

@@ -16,12 +16,19 @@ extension MockAppleID {
         public var startingAt: Date?
         /// The mock's log level (`warning` keeps test output quiet).
         public var logLevel: Logger.Level
+        /// The private email relay's SMTP port (0: a free one, read with `smtpPort()`); `nil`: off.
+        public var smtpPort: Int?
+        /// Where relayed messages are also sent and replies go (`host:port`, e.g. a Mailpit).
+        public var smtpForward: String?
 
         public init(
             scenariosDirectory: String = BundledFiles.scenariosDirectory,
             keysDirectory: String = BundledFiles.keysDirectory, scenario: String = "default",
-            startingAt: Date? = nil, logLevel: Logger.Level = .warning
+            startingAt: Date? = nil, logLevel: Logger.Level = .warning, smtpPort: Int? = nil,
+            smtpForward: String? = nil
         ) {
+            self.smtpPort = smtpPort
+            self.smtpForward = smtpForward
             self.scenariosDirectory = scenariosDirectory
             self.keysDirectory = keysDirectory
             self.scenario = scenario

@@ -38,9 +38,11 @@ public struct MockAppleID: Sendable {
         _ transport: Transport = .live, options: Options = Options(),
         _ body: @Sendable (MockAppleID) async throws -> Value
     ) async throws -> Value {
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             port: 0, scenariosDirectory: options.scenariosDirectory, keysDirectory: options.keysDirectory,
             scenario: options.scenario, logLevel: options.logLevel)
+        configuration.mail = MailConfiguration(
+            smtpPort: options.smtpPort, forward: options.smtpForward.flatMap(SMTPAddress.init(parsing:)))
         let clock = options.startingAt.map(MockClock.fixed(at:)) ?? MockClock()
         let application = try await buildApplication(configuration: configuration, clock: clock)
         let setup: TestingSetup =

@@ -12,7 +12,8 @@ import ServiceLifecycle
 /// start here.
 public func buildApplication(
     configuration: ServerConfiguration, clock: MockClock = MockClock(),
-    onListening: (@Sendable (_ host: String, _ port: Int) async -> Void)? = nil
+    onListening: (@Sendable (_ host: String, _ port: Int) async -> Void)? = nil,
+    onMailListening: (@Sendable (_ port: Int) -> Void)? = nil
 ) async throws -> some ApplicationProtocol {
     var logger = Logger.deferringMetadata(label: "apple-id-mock")
     logger.logLevel = configuration.logLevel
@@ -35,6 +36,14 @@ public func buildApplication(
         await opened.close()
         throw error
     }
+    let mailServices: [any Service]
+    do {
+        mailServices = try await SMTPServer.services(
+            for: configuration, services: services, tls: tls?.configuration, onListening: onMailListening)
+    } catch {
+        await opened.close()
+        throw error
+    }
     if configuration.adminToken == nil, !AdminAccessMiddleware.isLoopback(configuration.host) {
         logger.warning(
             "bound to \(configuration.host) without an admin token: anyone who reaches this port can steer the mock (set --admin-token or APPLE_ID_MOCK_ADMIN_TOKEN)"
@@ -48,7 +57,7 @@ public func buildApplication(
             NotificationDeliveryService(state: services.state, journal: services.journal, logger: logger),
             HousekeepingService(state: services.state, logger: logger),
             JournalService(state: services.state, journal: services.journal, logger: logger),
-        ],
+        ] + mailServices,
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)
         },

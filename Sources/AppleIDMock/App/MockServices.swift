@@ -26,11 +26,14 @@ struct MockServices: Sendable {
     let host: String
     /// Whether the server answers HTTPS (`--tls`).
     let servesTLS: Bool
+    /// The private email relay's SMTP listener and servers, as configured and bound.
+    let mail: MailRuntime
 
     init(
         state: MockState, publicBaseURL: String?, keysDirectory: String, adminToken: String? = nil,
-        host: String = "127.0.0.1", servesTLS: Bool = false, logger: Logger
+        host: String = "127.0.0.1", servesTLS: Bool = false, mail: MailRuntime = MailRuntime(), logger: Logger
     ) {
+        self.mail = mail
         self.servesTLS = servesTLS
         self.keysDirectory = keysDirectory
         self.state = state
@@ -54,7 +57,7 @@ struct MockServices: Sendable {
         return MockServices(
             state: state, publicBaseURL: configuration.publicBaseURL, keysDirectory: configuration.keysDirectory,
             adminToken: configuration.adminToken, host: configuration.host, servesTLS: configuration.tls != nil,
-            logger: logger)
+            mail: MailRuntime(configuration: configuration.mail), logger: logger)
     }
 }
 

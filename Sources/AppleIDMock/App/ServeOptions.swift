@@ -62,10 +62,21 @@ package enum ServeOptions {
     package static let tlsKey = ServeOption(
         flag: "--tls-key", variable: "APPLE_ID_MOCK_TLS_KEY", defaultText: "none",
         meaning: "The PEM private key of --tls-cert")
+    package static let smtpPort = ServeOption(
+        flag: "--smtp-port", variable: "APPLE_ID_MOCK_SMTP_PORT", defaultText: "off",
+        meaning: "Accept mail for the relay addresses over SMTP on this port of --host, 0 for any free port")
+    package static let smtpForward = ServeOption(
+        flag: "--smtp-forward", variable: "APPLE_ID_MOCK_SMTP_FORWARD", defaultText: "none",
+        meaning:
+            "Also send every relayed message, as delivered to the user, to this SMTP server (host:port, e.g. your Mailpit at localhost:1025)"
+    )
+    package static let smtpOutbound = ServeOption(
+        flag: "--smtp-outbound", variable: "APPLE_ID_MOCK_SMTP_OUTBOUND", defaultText: "--smtp-forward",
+        meaning: "Send the user's replies (POST /__admin/mail/{id}/reply) through this SMTP server (host:port)")
 
     /// All of them, in the README's order.
     package static let all = [
         host, port, publicURL, scenariosDir, keysDir, scenario, logLevel, state, adminToken, idleTimeout, tls, tlsCert,
-        tlsKey,
+        tlsKey, smtpPort, smtpForward, smtpOutbound,
     ]
 }

@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeoutSeconds: Double
     /// The certificate and key to answer HTTPS with (`--tls`); `nil`: plain HTTP.
     public var tls: TLSFiles?
+    /// The private email relay: SMTP port, forward and outbound servers (off by default).
+    public var mail = MailConfiguration()
 
     /// The defaults, for Swift code and for the CLI (`ServeOptions` names them in its help).
     public enum Defaults {

@@ -46,6 +46,11 @@ package enum AdminPath {
     package static let rotateKey = "keys/rotate"
     package static let key = "keys/:kid"
     package static let journal = "journal"
+    /// The email relay's mailbox (`Endpoints/Admin/MailController.swift`).
+    package static let mail = "mail"
+    package static let mailEntry = "mail/:id"
+    package static let mailRaw = "mail/:id/raw"
+    package static let mailReply = "mail/:id/reply"
     package static let mintIdToken = "mint/id-token"
     package static let mintNotification = "mint/notification"
     package static let nativeAuthorize = "native/authorize"

@@ -62,5 +62,6 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     KeysAdminController(state: state).addRoutes(to: admin)
     JournalController(state: state, journal: services.journal).addRoutes(to: admin)
     MintController(state: state, journal: services.journal).addRoutes(to: admin)
+    MailController(state: state, journal: services.journal, mail: services.mail).addRoutes(to: admin)
     return router
 }

@@ -40,6 +40,7 @@ enum Spaces {
         consents.name, deletedAccounts.name, relayOff.name, codes.name, spentCodes.name, accessTokens.name,
         refreshTokens.name,
         migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name, faultCounts.name,
+        mail.name, mailRaw.name, mailQuota.name,
     ]
 
     /// Every space, for stores that decode rows by space name.
@@ -51,5 +52,5 @@ enum Spaces {
             AnyStoreSpace(migrationSpent), AnyStoreSpace(control), AnyStoreSpace(uploadedScenarios),
             AnyStoreSpace(eventLog), AnyStoreSpace(outbox), AnyStoreSpace(generatedKeys), AnyStoreSpace(faultCounts),
             AnyStoreSpace(journal),
-        ].map { ($0.name, $0) })
+        ].map { ($0.name, $0) } + mailSpaceCodings.map { ($0.name, $0) })
 }

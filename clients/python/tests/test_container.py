@@ -171,3 +171,22 @@ def test_notifications_reach_a_receiver_on_the_host(mock):
         server.shutdown()
         mock.switch_scenario("default")
 
+
+
+def test_the_mail_relay_over_the_mapped_smtp_port(image):
+    import smtplib
+
+    with AppleIDMockContainer(image, smtp=True) as apple:
+        apple.admin("POST", "native/authorize", json_body={"clientId": "com.example.app", "user": "sam",
+                                                                 "scopes": ["name", "email"]})
+        relay = apple.relay_address("sam", "example")
+        host, port = apple.smtp_address()
+        with smtplib.SMTP(host, port, timeout=15) as client:
+            client.sendmail("news@example.com", [relay],
+                            f"From: <news@example.com>\r\nTo: <{relay}>\r\nSubject: hi\r\n\r\nhello\r\n")
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                client.sendmail("x@unregistered.example", [relay], "Subject: no\r\n\r\nno\r\n")
+        [relayed] = apple.wait_for_mail(outcome="relayed")
+        assert relayed["deliveredTo"] == "sam.lee@example.org"
+        assert "Delivered-To: sam.lee@example.org" in apple.raw_mail(relayed["id"])
+        assert apple.wait_for_mail(outcome="unauthorized_sender")[0]["reason"]

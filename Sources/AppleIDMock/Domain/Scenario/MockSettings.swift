@@ -82,6 +82,14 @@ struct MockSettings: Sendable, Codable, Equatable {
         case account = "https://account.apple.com"
     }
 
+    /// What the email relay does with mail from a sender the team did not register.
+    enum UnregisteredSenders: String, Sendable, Codable, CaseIterable {
+        /// `550 5.1.1 <sender>: unauthorized sender`, as most field reports show.
+        case bounce
+        /// Accepted (`250`) and never delivered, as one 2025 report says.
+        case drop
+    }
+
     /// id_token lifetime (86400 today; 600 before 2021).
     var idTokenLifetimeSeconds = 86_400
     /// Authorization code lifetime.
@@ -135,6 +143,12 @@ struct MockSettings: Sendable, Codable, Equatable {
     var keyGraceSeconds = 86_400
     /// The discovery document's `issuer`: Apple's, or the June 2025 drift to `account.apple.com`.
     var discoveryIssuer = DiscoveryIssuer.appleid
+    /// Messages the email relay passes per relay address and day on the mock's clock (reference §7).
+    var mailDailyLimit = 100
+    /// Refuse relay mail without a `DKIM-Signature` whose `d=` is a registered domain.
+    var mailRequireDkimSignature = false
+    /// What the email relay does with mail from an unregistered sender (reference §16: both seen).
+    var mailUnregisteredSenders = UnregisteredSenders.bounce
 
     init() {}
 }

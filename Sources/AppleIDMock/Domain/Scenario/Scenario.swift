@@ -38,6 +38,8 @@ struct Team: Sendable {
     var name: String
     /// Sign in with Apple keys registered for the team (halves).
     var developerKeys: [DeveloperKey]
+    /// The senders registered for the private email relay (none: all relay mail is refused).
+    var emailSources = EmailSources()
 }
 
 /// A team's Sign in with Apple key (the half of an Apple `.p8` key).

@@ -101,7 +101,9 @@ struct ScenarioDecoder {
     // MARK: - Teams
 
     private mutating func team(_ value: JSONValue, at path: JSONPath) -> Team? {
-        guard let members = reader.object(value, at: path, allowed: ["teamId", "name", "developerKeys"]) else {
+        guard
+            let members = reader.object(value, at: path, allowed: ["teamId", "name", "developerKeys", "emailSources"])
+        else {
             return nil
         }
         let teamId = requiredString(members, "teamId", at: path) {
@@ -109,8 +111,12 @@ struct ScenarioDecoder {
         }
         let name = members["name"].flatMap { reader.string($0, at: path.member("name")) } ?? teamId ?? ""
         let keys = list(members, "developerKeys", at: path) { $0.developerKey($1, at: $2) }.map(\.value)
+        var sources = EmailSources()
+        if let raw = members["emailSources"] {
+            sources = Self.emailSources(raw, at: path.member("emailSources"), reader: &reader)
+        }
         guard let teamId else { return nil }
-        return Team(teamId: teamId, name: name, developerKeys: keys)
+        return Team(teamId: teamId, name: name, developerKeys: keys, emailSources: sources)
     }
 
     private mutating func developerKey(_ value: JSONValue, at path: JSONPath) -> DeveloperKey? {

@@ -33,7 +33,7 @@ struct JournalController: Sendable {
         func problem(_ name: String, _ reason: String) {
             reader.report(.query(name), reason)
         }
-        let endpoints = FaultRule.Endpoint.allCases.map(\.rawValue)
+        let endpoints = FaultRule.Endpoint.allCases.map(\.rawValue) + ["smtp"]  // smtp: the email relay
         for (key, rawValue) in parameters {
             let value = String(rawValue)
             switch key {

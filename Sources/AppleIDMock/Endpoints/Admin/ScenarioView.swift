@@ -1,11 +1,12 @@
 /// `GET /__admin/scenario`: the active scenario as loaded, with each user's derived `sub` and relay
 /// address for every team, so testers can see the identifiers their backend will receive.
 struct ScenarioView: Encodable, Sendable {
-    /// A team as shown: id, name and developer key ids.
+    /// A team as shown: id, name, developer key ids and registered email senders.
     struct TeamView: Encodable, Sendable {
         var teamId: String
         var name: String
         var developerKeyIds: [String]
+        var emailSources = EmailSources()
     }
 
     /// A Services ID and its return URLs.
@@ -64,7 +65,9 @@ struct ScenarioView: Encodable, Sendable {
         self.signingKeyId = signingKeyId
         settings = scenario.settings
         teams = scenario.teams.map {
-            TeamView(teamId: $0.teamId, name: $0.name, developerKeyIds: $0.developerKeys.map(\.keyId))
+            TeamView(
+                teamId: $0.teamId, name: $0.name, developerKeyIds: $0.developerKeys.map(\.keyId),
+                emailSources: $0.emailSources)
         }
         appGroups = scenario.appGroups.map { group in
             AppGroupView(

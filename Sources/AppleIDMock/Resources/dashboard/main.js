@@ -8,6 +8,7 @@ import { createClock } from "./clock.js";
 import { createFaults } from "./faults.js";
 import { createJournal } from "./journal.js";
 import { createKeys } from "./keys.js";
+import { createMail } from "./mail.js";
 import { createNotifications } from "./notifications.js";
 import { createScenario } from "./scenario.js";
 import { createSettings } from "./settings.js";
@@ -22,6 +23,7 @@ const sections = {
   users: createUsers(ctx),
   notifications: createNotifications(ctx),
   journal: createJournal(ctx),
+  mail: createMail(ctx),
   faults: createFaults(ctx),
   clock: createClock(ctx),
   keys: createKeys(ctx),
@@ -85,7 +87,7 @@ async function run(names, force = false) {
 async function refreshAll(force = false) {
   // The scenario first: other sections read its app groups.
   await run(["scenario"], force);
-  await run(["users", "notifications", "journal", "faults", "clock", "keys", "settings"], force);
+  await run(["users", "notifications", "journal", "mail", "faults", "clock", "keys", "settings"], force);
 }
 
 let ticks = 0;
@@ -94,7 +96,7 @@ async function tick() {
   if (!document.hidden) {
     const names = ["notifications", "clock"];
     if (sections.journal.isLive()) names.push("journal");
-    if (ticks % 3 === 0) names.push("users", "faults", "keys", "scenario");
+    if (ticks % 3 === 0) names.push("users", "faults", "keys", "scenario", "mail");
     if (ticks % 5 === 0) names.push("settings");
     await run(names);
   }

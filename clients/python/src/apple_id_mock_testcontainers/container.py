@@ -38,10 +38,13 @@ class AppleIDMockContainer(DockerContainer):
     HTTPS with the bundled test certificate; ``ca_path()`` gives its CA on the host.
     ``state`` is the ``--state`` value (``memory`` unless given). Relying parties reach the mock at
     ``get_url()``; notification receivers on the host are reached by the mock at ``host_url(port)``
-    (listen on 0.0.0.0 there).
+    (listen on 0.0.0.0 there). ``smtp=True`` turns the private email relay on (SMTP on
+    ``SMTP_PORT``; ``smtp_address()`` gives the mapped host and port); ``smtp_forward`` and
+    ``smtp_outbound`` name the team's own SMTP server (``host:port`` as the container reaches it).
     """
 
     PORT = 8080
+    SMTP_PORT = 2525
 
     def __init__(
         self,
@@ -53,6 +56,9 @@ class AppleIDMockContainer(DockerContainer):
         tls: bool = False,
         state: Optional[str] = None,
         log_level: Optional[str] = None,
+        smtp: bool = False,
+        smtp_forward: Optional[str] = None,
+        smtp_outbound: Optional[str] = None,
         startup_timeout: float = 30.0,
         **kwargs: Any,
     ) -> None:
@@ -84,6 +90,14 @@ class AppleIDMockContainer(DockerContainer):
             self.with_env("APPLE_ID_MOCK_STATE", state)
         if log_level:
             self.with_env("APPLE_ID_MOCK_LOG_LEVEL", log_level)
+        self.smtp = smtp
+        if smtp:
+            self.with_exposed_ports(self.SMTP_PORT)
+            self.with_env("APPLE_ID_MOCK_SMTP_PORT", str(self.SMTP_PORT))
+        if smtp_forward:
+            self.with_env("APPLE_ID_MOCK_SMTP_FORWARD", smtp_forward)
+        if smtp_outbound:
+            self.with_env("APPLE_ID_MOCK_SMTP_OUTBOUND", smtp_outbound)
         self.with_command(["serve", "--tls"] if tls else ["serve"])
 
     # --- lifecycle -----------------------------------------------------------------------------
@@ -243,3 +257,45 @@ class AppleIDMockContainer(DockerContainer):
         """The server-to-server notification outbox, with every delivery attempt."""
         answer = self.admin("GET", "notifications")
         return answer.get("notifications", []) if isinstance(answer, dict) else answer
+
+    # --- the private email relay ------------------------------------------------------------------
+
+    def smtp_address(self) -> "tuple[str, int]":
+        """(host, port) of the relay's SMTP listener on the mapped port (start with ``smtp=True``)."""
+        if not self.smtp:
+            raise RuntimeError("start the container with smtp=True to get the SMTP relay")
+        return self.get_container_host_ip(), int(self.get_exposed_port(self.SMTP_PORT))
+
+    def relay_address(self, user: str, app_group: str) -> str:
+        """The relay address ``user`` has with ``app_group``'s current team (from ``/__admin/users``)."""
+        for entry in self.admin("GET", "users")["users"]:
+            if entry["key"] == user:
+                for group in entry["appGroups"]:
+                    if group["appGroupId"] == app_group:
+                        return group["relayEmail"]
+        raise LookupError(f"no user {user} with app group {app_group}")
+
+    def mail(self, **filters: Any) -> list:
+        """The relay's mailbox, newest first: each message sent to a relay address (``outcome``
+        ``relayed`` or the refusal, with ``reason``) and each reply; filters ``user``, ``team``,
+        ``outcome``, ``direction``, ``limit``."""
+        return self.admin("GET", "mail", params={k: v for k, v in filters.items() if v is not None})["entries"]
+
+    def wait_for_mail(self, count: int = 1, timeout: float = 10.0, **filters: Any) -> list:
+        """Polls the mailbox until ``count`` entries match ``filters``, and returns them."""
+        deadline = time.monotonic() + timeout
+        entries: list = []
+        while time.monotonic() < deadline:
+            entries = self.mail(**filters)
+            if len(entries) >= count:
+                return entries
+            time.sleep(0.05)
+        raise TimeoutError(f"{len(entries)} mailbox entries match {filters}, expected {count}")
+
+    def raw_mail(self, mail_id: str) -> str:
+        """The message as the relay delivered it to the user's real address."""
+        return self.admin("GET", f"mail/{mail_id}/raw")
+
+    def reply_to_mail(self, mail_id: str, text: str) -> Any:
+        """Reply as the user (from the relay address to the original sender) via ``smtp_outbound``."""
+        return self.admin("POST", f"mail/{mail_id}/reply", json_body={"text": text})

@@ -1,0 +1,185 @@
+import Foundation
+import Hummingbird
+
+/// `/__admin/mail`: the private email relay's mailbox, newest first, with filters (`user`, `team`,
+/// `outcome`, `direction`, `limit`); one entry; its raw message; a reply from the user through
+/// the outbound SMTP server; `DELETE` empties it. The listing also says whether SMTP is on.
+struct MailController: Sendable {
+    let state: MockState
+    /// Where replies are journaled.
+    let journal: JournalRecorder
+    /// Where SMTP listens and where mail goes.
+    let mail: MailRuntime
+
+    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+        group.get(RouterPath(AdminPath.mail)) { request, _ in try await self.list(request) }
+        group.delete(RouterPath(AdminPath.mail)) { _, _ in
+            let count = try await self.state.mailRecords().count
+            try await self.state.clearMail()
+            return Responses.adminJSON(["cleared": count])
+        }
+        group.get(RouterPath(AdminPath.mailEntry)) { _, context in Responses.adminJSON(try await self.record(context)) }
+        group.get(RouterPath(AdminPath.mailRaw)) { _, context in try await self.raw(context) }
+        group.post(RouterPath(AdminPath.mailReply)) { request, context in try await self.reply(request, context) }
+    }
+
+    /// Where SMTP listens and where mail goes, for the dashboard and the kits.
+    struct Status: Encodable {
+        var listening: Bool
+        var port: Int?
+        var forward: String?
+        var outbound: String?
+        var howToEnable: String?
+    }
+
+    private var status: Status {
+        let port = mail.smtpPort
+        return Status(
+            listening: port != nil, port: port, forward: mail.configuration.forward?.description,
+            outbound: mail.configuration.replyServer?.description,
+            howToEnable: port == nil
+                ? "start the server with --smtp-port 2525 (or APPLE_ID_MOCK_SMTP_PORT=2525; 0 picks a free port)" : nil)
+    }
+
+    private func list(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        var user: String?
+        var team: String?
+        var outcome: String?
+        var direction: String?
+        var limit = 200
+        for (key, rawValue) in request.uri.queryParameters {
+            let value = String(rawValue)
+            switch key {
+            case "user": user = value.lowercased()
+            case "team": team = value
+            case "outcome": outcome = value
+            case "direction":
+                if ["inbound", "reply"].contains(value) {
+                    direction = value
+                } else {
+                    reader.report(.query("direction"), "\"\(value)\" is not one of: inbound, reply")
+                }
+            case "limit":
+                if let number = Int(value), (1...MailboxLimits.records).contains(number) {
+                    limit = number
+                } else {
+                    reader.report(.query("limit"), "expected a whole number in 1...\(MailboxLimits.records)")
+                }
+            default:
+                reader.report(
+                    .query(String(key)), "unknown filter; filters: user, team, outcome, direction, limit")
+            }
+        }
+        if let error = reader.error(file: "request") { throw error }
+        let entries = try await state.mailRecords().filter { record in
+            if let user,
+                ![record.userKey?.lowercased(), record.recipient, record.deliveredTo?.lowercased()].contains(user)
+            {
+                return false
+            }
+            if let team, record.teamId != team { return false }
+            if let outcome, record.outcome != outcome { return false }
+            if let direction, record.direction != direction { return false }
+            return true
+        }.prefix(limit)
+        /// The answer.
+        struct Listing: Encodable {
+            var smtp: Status
+            var entries: [MailRecord]
+        }
+        return Responses.adminJSON(Listing(smtp: status, entries: Array(entries)))
+    }
+
+    private func record(_ context: MockRequestContext) async throws -> MailRecord {
+        let id = context.parameters.get("id") ?? ""
+        guard let record = try await state.mailRecord(id) else {
+            throw AdminError(status: .notFound, code: "not_found", message: "no mail \"\(id)\" in the mailbox")
+        }
+        return record
+    }
+
+    private func raw(_ context: MockRequestContext) async throws -> Response {
+        let record = try await record(context)
+        guard let message = try await state.mailMessage(record.id) else {
+            throw AdminError(
+                status: .notFound, code: "not_found",
+                message:
+                    "mail \(record.id) has no message kept (refused at RCPT TO, or older than the newest \(MailboxLimits.rawMessages) messages)"
+            )
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "message/rfc822", .cacheControl: "no-store",
+                .contentDisposition: "inline; filename=\"\(record.id).eml\"",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: message.data)))
+    }
+
+    private func reply(_ request: Request, _ context: MockRequestContext) async throws -> Response {
+        let original = try await record(context)
+        let body = try await AdminBody.json(request)
+        var reader = JSONReader()
+        var text: String?
+        var subject: String?
+        if let members = reader.object(body, at: .root, allowed: ["text", "subject"]) {
+            if let raw = reader.required(members, "text", at: .root) {
+                text = reader.string(raw, at: .root.member("text"))
+                if let value = text, value.utf8.count > 100_000 {
+                    reader.report(.root.member("text"), "at most 100000 bytes")
+                }
+            }
+            if let raw = members["subject"] { subject = reader.string(raw, at: .root.member("subject")) }
+        }
+        try AdminBody.check(reader)
+        guard original.direction == "inbound", original.outcome == "relayed" else {
+            throw AdminError(
+                status: .conflict, code: "not_applicable",
+                message:
+                    "mail \(original.id) was not relayed to the user (outcome \(original.outcome)); there is nothing to reply to"
+            )
+        }
+        guard let server = mail.configuration.replyServer else {
+            throw AdminError(
+                status: .conflict, code: "not_applicable",
+                message: "no outbound SMTP server: start the server with --smtp-outbound host:port (or --smtp-forward)")
+        }
+        let quota = try await state.mailQuota(original.recipient)
+        guard quota.sent < quota.limit else {
+            throw AdminError(
+                status: .conflict, code: "limit_reached",
+                message: "\(original.recipient) reached its daily limit of \(quota.limit) messages", limit: quota.limit)
+        }
+        let active = try await state.current()
+        let user = original.userKey.flatMap { active.world.users[$0] }
+        let name = [user?.name?.firstName, user?.name?.lastName].compactMap { $0 }.joined(separator: " ")
+        let wallTime = Date()
+        let id = MailRecord.newId(at: wallTime)
+        let reply = ReplyComposer.compose(
+            to: original, text: text ?? "", subject: subject, userName: name.isEmpty ? nil : name, id: id,
+            at: active.now)
+        var record = MailRecord(
+            id: id, at: active.now, wallTime: wallTime, direction: "reply", outcome: "sent", smtpReply: "",
+            envelopeSender: reply.sender, recipient: reply.recipient, userKey: original.userKey,
+            teamId: original.teamId, from: reply.sender, subject: reply.subject, messageId: reply.messageId,
+            size: reply.message.count, overTLS: false, hasRaw: true, inReplyTo: original.id)
+        do {
+            let answer = try await SMTPClient.send(
+                reply.message, from: reply.sender, to: [reply.recipient], server: server)
+            record.smtpReply = answer.description
+        } catch {
+            record.outcome = "failed"
+            record.reason = "\(error)"
+        }
+        try await state.keepMail(
+            record, message: reply.message, countFor: record.outcome == "sent" ? original.recipient : nil)
+        journal.record(
+            JournalEntry(
+                id: journal.nextId(at: wallTime), at: active.now, wallTime: wallTime, endpoint: "smtp",
+                method: "REPLY", userKey: original.userKey, status: record.outcome == "sent" ? 250 : nil,
+                outcome: record.outcome == "sent" ? "ok" : "failed", reason: record.reason,
+                latencyMilliseconds: Int(Date().timeIntervalSince(wallTime) * 1000)))
+        return Responses.adminJSON(record, status: record.outcome == "sent" ? .created : .badGateway)
+    }
+}

@@ -61,7 +61,8 @@ RUN chmod -R a+rX /app
 
 # Numeric, so that runtimes checking runAsNonRoot can tell it is not root.
 USER 10001:10001
-EXPOSE 8080
+# 8080: HTTP; 2525: the email relay, when --smtp-port / APPLE_ID_MOCK_SMTP_PORT turns it on.
+EXPOSE 8080 2525
 ENV APPLE_ID_MOCK_HOST=0.0.0.0 \
     APPLE_ID_MOCK_PORT=8080
 

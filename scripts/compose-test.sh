@@ -108,6 +108,11 @@ run_default() {
     local token
     token=$(issue_refresh_token || true)
     check "$ACTIVE_FILE: a refresh token is issued" [ -n "$token" ]
+    check "$ACTIVE_FILE: the email relay answers SMTP on localhost:2525" python3 -c '
+import smtplib, sys
+with smtplib.SMTP("127.0.0.1", 2525, timeout=20) as smtp:
+    code, _ = smtp.ehlo("compose-test")
+    sys.exit(0 if code == 250 else 1)'
     compose down -t 10 >/dev/null 2>&1
     check "$ACTIVE_FILE: down without -v keeps the state volume" \
         podman volume exists "${PROJECT}_state"

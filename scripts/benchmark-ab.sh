@@ -12,7 +12,8 @@
 # Build the old binary from a worktree, e.g.
 #   git worktree add /tmp/old <commit> && (cd /tmp/old && swift build -c release --product apple-id-mock)
 #   scripts/benchmark-ab.sh /tmp/old/.build/release/apple-id-mock .build/release/apple-id-mock
-# Run it from the repository root (it serves the bundled scenarios/ and keys/). Needs wrk and curl.
+# Each build serves the scenarios/ and keys/ of the folder in A_DIR or B_DIR (default: the current
+# folder), since an older build may not read a newer scenario file. Needs wrk and curl.
 set -euo pipefail
 
 [ $# -ge 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
@@ -20,6 +21,8 @@ A=$1
 B=$2
 ROUNDS=${3:-5}
 DURATION=${4:-5}
+A_DIR=${A_DIR:-$PWD}
+B_DIR=${B_DIR:-$PWD}
 for tool in wrk curl; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install $tool" >&2; exit 1; }
 done
@@ -35,9 +38,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts `$1` on a free port; sets PID and BASE.
+# Starts `$1` on a free port with the scenarios and keys of folder `$2`; sets PID and BASE.
 start() {
-  "$1" serve --port 0 --log-level error >"$WORK/server.log" 2>&1 &
+  "$1" serve --port 0 --log-level error --scenarios-dir "$2/scenarios" --keys-dir "$2/keys" >"$WORK/server.log" 2>&1 &
   PID=$!
   local port=
   for _ in $(seq 1 3000); do
@@ -61,11 +64,11 @@ rate() {
   wrk -t2 -c32 -d"${DURATION}s" "$@" | awk '/Requests\/sec/ { print $2 }'
 }
 
-# One turn of binary `$1` (named `$2`): appends "name endpoint rate" lines to the results.
+# One turn of binary `$1` (named `$2`) on folder `$3`: appends "name endpoint rate" lines to the results.
 turn() {
-  local binary=$1 name=$2 secret code refresh authorize keys refreshing authorizing
-  start "$binary"
-  secret=$("$binary" client-secret --client-id "$CLIENT")
+  local binary=$1 name=$2 folder=$3 secret code refresh authorize keys refreshing authorizing
+  start "$binary" "$folder"
+  secret=$("$binary" client-secret --client-id "$CLIENT" --scenarios-dir "$folder/scenarios" --keys-dir "$folder/keys")
   authorize="$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
   code=$(curl -s -o /dev/null -w '%{redirect_url}' "$authorize" | sed -n 's/.*code=\([^&]*\).*/\1/p')
   refresh=$(curl -s "$BASE/auth/token" -d client_id="$CLIENT" -d client_secret="$secret" \
@@ -91,7 +94,7 @@ echo "B = $B"
 echo "$ROUNDS rounds of ${DURATION}s runs, alternating (ABBA)"
 for round in $(seq 1 "$ROUNDS"); do
   echo "round $round"
-  if ((round % 2)); then turn "$A" A; turn "$B" B; else turn "$B" B; turn "$A" A; fi
+  if ((round % 2)); then turn "$A" A "$A_DIR"; turn "$B" B "$B_DIR"; else turn "$B" B "$B_DIR"; turn "$A" A "$A_DIR"; fi
 done
 
 echo

@@ -178,7 +178,7 @@ struct SMTPDialogue: Sendable {
             return .reply(SMTPReply(214, "2.0.0", "https://www.rfc-editor.org/rfc/rfc5321"))
         case .startTLS:
             guard tlsAvailable, !overTLS else {
-                return error(SMTPReply(502, "5.5.1", "Error: command not implemented"))
+                return error(SMTPReply(502, "5.5.1", "STARTTLS not offered (no --tls, or TLS is on)"))
             }
             guard phase == .ready || phase == .fresh else {
                 return error(SMTPReply(503, "5.5.1", "Error: STARTTLS in a mail transaction"))

@@ -61,7 +61,7 @@ struct MintIdTokenCommand: AsyncParsableCommand {
         } catch let error as ScenarioError {
             FileHandle.standardError.write(Data("\(error.description)\n".utf8))
             throw ExitCode(1)
-        } catch let refusal as LifecycleRefusal {
+        } catch let refusal as ControlRefusal {
             FileHandle.standardError.write(Data("apple-id-mock: \(refusal.message)\n".utf8))
             throw ExitCode(1)
         }

@@ -39,7 +39,7 @@ extension MockAppleID {
             struct Status: Decodable { var port: Int? }
             var smtp: Status
         }
-        return try await call(.get, "/__admin/mail?limit=1", as: Listing.self).smtp.port
+        return try await call(.get, AdminPath.absolute(AdminPath.mail) + "?limit=1", as: Listing.self).smtp.port
     }
 
     /// The mailbox, newest first, filtered by user (key, relay or real address), team and outcome.
@@ -49,7 +49,7 @@ extension MockAppleID {
         if let user { query.append(("user", user)) }
         if let team { query.append(("team", team)) }
         if let outcome { query.append(("outcome", outcome)) }
-        let path = "/__admin/mail" + (query.isEmpty ? "" : "?" + FormParameters.encode(query))
+        let path = AdminPath.absolute(AdminPath.mail) + (query.isEmpty ? "" : "?" + FormParameters.encode(query))
         return try await call(.get, path, as: Listing.self).entries
     }
 
@@ -72,12 +72,12 @@ extension MockAppleID {
 
     /// The message of a mailbox entry as the relay delivered it to the user.
     public func rawMail(_ id: String) async throws -> String {
-        try await succeeding(.get, "/__admin/mail/\(id)/raw").body
+        try await succeeding(.get, AdminPath.absolute(AdminPath.mailRaw, id: id)).body
     }
 
     /// Sends a reply as the user to a relayed message, through the forward/outbound SMTP server.
     public func reply(to id: String, text: String) async throws -> Mail {
-        try await call(.post, "/__admin/mail/\(id)/reply", json: ["text": text], as: Mail.self)
+        try await call(.post, AdminPath.absolute(AdminPath.mailReply, id: id), json: ["text": text], as: Mail.self)
     }
 
     /// The relay address `user` has with an app group's current team (`GET /__admin/users`).
@@ -93,7 +93,7 @@ extension MockAppleID {
             }
             var users: [User]
         }
-        let users = try await call(.get, "/__admin/users", as: Listing.self).users
+        let users = try await call(.get, AdminPath.absolute(AdminPath.users), as: Listing.self).users
         guard
             let address = users.first(where: { $0.key == user })?.appGroups.first(where: { $0.appGroupId == appGroup })?
                 .relayEmail

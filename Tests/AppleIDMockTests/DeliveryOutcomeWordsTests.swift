@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AppleIDMock
@@ -21,8 +22,40 @@ struct DeliveryOutcomeWordsTests {
         ] as [(String, Int?, String)])
     func summaries(outcome: String, status: Int?, expected: String) {
         #expect(
-            DeliveryOutcomeWords.summary(outcome, status: status, url: "http://localhost:3000/auth/apple/notifications")
+            DeliveryOutcomeWords.summary(
+                DeliveryOutcome(words: outcome), status: status, url: "http://localhost:3000/auth/apple/notifications")
                 == expected)
+    }
+
+    @Test("outcomes are stored as the words they always had, and read back as the same case")
+    func storedWords() throws {
+        let deliveries: [(DeliveryOutcome, String)] = [
+            (.delivered, "delivered"), (.http(503), "http 503"),
+            (.timedOut(milliseconds: 5000), "timed out after 5000 ms"),
+            (.droppedByFault("f2"), "not sent: dropped by fault rule f2"), (.noURL, "no notificationUrl"),
+            (.unsendable("the URL has no host"), "not sent: the URL has no host"),
+            (.unsigned, "the notification could not be signed"), (.failed("connection reset"), "connection reset"),
+        ]
+        for (outcome, words) in deliveries {
+            #expect(outcome.description == words)
+            #expect(DeliveryOutcome(words: words) == outcome)
+            let data = try JSONEncoder().encode([outcome])
+            #expect(String(decoding: data, as: UTF8.self) == "[\"\(words)\"]")
+            #expect(try JSONDecoder().decode([DeliveryOutcome].self, from: data) == [outcome])
+        }
+        let journal: [(JournalOutcome, String)] = [
+            (.ok, "ok"), (.refused("invalid_grant"), "invalid_grant"), (.dropped, "dropped"), (.http(404), "http_404"),
+            (.noAnswer, "no_answer"), (.failed, "failed"),
+        ]
+        for (outcome, word) in journal {
+            #expect(outcome.description == word)
+            #expect(JournalOutcome(word: word) == outcome)
+        }
+        #expect(JournalOutcome(status: 302, refusal: nil) == .ok)
+        #expect(JournalOutcome(status: 400, refusal: "invalid_client") == .refused("invalid_client"))
+        #expect(JournalOutcome(status: 405, refusal: nil) == .http(405))
+        #expect(JournalOutcome(notificationStatus: nil, dropped: true) == .dropped)
+        #expect(JournalOutcome(notificationStatus: 204, dropped: false) == .ok)
     }
 
     @Test("host and port: the scheme's port when the URL has none, IPv6 in brackets")

@@ -28,8 +28,15 @@ struct ErrorMappingTests {
             "store": StoreUnavailable(cause: "connection refused"),
             "reset": SessionChanged(),
             "problems": ScenarioError(file: "request body", path: "$.name", reason: "missing required field"),
-            "unknown": LifecycleRefusal(kind: .notFound, message: "no user \"zoe\""),
-            "inapplicable": LifecycleRefusal(kind: .notApplicable, message: "already revoked"),
+            "unknown": ControlRefusal.notFound("no user \"zoe\""),
+            "inapplicable": ControlRefusal.notApplicable("already revoked"),
+            "full": ControlRefusal.limitReached("at most 3 fault rules", limit: 3),
+            "body": ControlRefusal.invalidBody("missing required field", at: "$.clientId"),
+            "query": ControlRefusal.invalidQuery("limit", "not a number"),
+            "token": ControlRefusal.unauthorized("this server needs its admin token"),
+            "origin": ControlRefusal.forbidden("cross-origin request refused"),
+            "big": ControlRefusal.tooLarge(limit: 1024),
+            "text": ControlRefusal.notJSON(found: "text/plain"),
         ]
         for (name, error) in errors {
             group.get(RouterPath(name)) { _, _ -> Response in throw error }
@@ -109,6 +116,27 @@ struct ErrorMappingTests {
             #expect(try await answer("unknown").0 == .notFound)
             #expect(try await answer("unknown").1["error"] as? String == "not_found")
             #expect(try await answer("inapplicable").0 == .conflict)
+            #expect(try await answer("inapplicable").1["error"] as? String == "not_applicable")
+            let (fullStatus, full) = try await answer("full")
+            #expect(fullStatus == .conflict)
+            #expect(full["error"] as? String == "limit_reached")
+            #expect(full["limit"] as? Int == 3)
+            let (bodyStatus, body) = try await answer("body")
+            #expect(bodyStatus == .badRequest)
+            #expect(body["error"] as? String == "invalid_request")
+            #expect((body["problems"] as? [[String: Any]])?.first?["path"] as? String == "$.clientId")
+            #expect((body["message"] as? String) == "request body: $.clientId: missing required field")
+            #expect(
+                (try await answer("query").1["problems"] as? [[String: Any]])?.first?["path"] as? String == "?limit")
+            #expect(try await answer("token").0 == .unauthorized)
+            #expect(try await answer("token").1["error"] as? String == "unauthorized")
+            #expect(try await answer("origin").0 == .forbidden)
+            let (bigStatus, big) = try await answer("big")
+            #expect(bigStatus == .contentTooLarge)
+            #expect(big["error"] as? String == "payload_too_large")
+            #expect(big["limit"] as? Int == 1024)
+            #expect(try await answer("text").0 == .unsupportedMediaType)
+            #expect(try await answer("text").1["error"] as? String == "unsupported_media_type")
             #expect(try await answer("apple").0 == .conflict)
             #expect(try await answer("reset").0 == .conflict)
             #expect(try await answer("store").0 == .serviceUnavailable)

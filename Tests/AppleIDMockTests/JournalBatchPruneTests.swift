@@ -22,7 +22,7 @@ struct JournalBatchPruneTests {
         for id in ids.dropFirst() + [ids[0]] {
             services.journal.record(
                 JournalEntry(
-                    id: id, at: Fixture.start, wallTime: base, endpoint: "keys", outcome: "ok", latencyMilliseconds: 0))
+                    id: id, at: Fixture.start, wallTime: base, endpoint: "keys", outcome: .ok, latencyMilliseconds: 0))
         }
         let listed = try await services.state.journal(JournalQuery(), recorder: services.journal).map(\.id)
         #expect(listed == Array(ids.suffix(10).reversed()))
@@ -32,7 +32,7 @@ struct JournalBatchPruneTests {
     func cutOff() {
         let entries = ["05", "01", "04", "02", "03"].map {
             JournalEntry(
-                id: $0, at: Fixture.start, wallTime: Fixture.start, endpoint: "keys", outcome: "ok",
+                id: $0, at: Fixture.start, wallTime: Fixture.start, endpoint: "keys", outcome: .ok,
                 latencyMilliseconds: 0)
         }
         #expect(MockState.oldestKept(entries, limit: 2) == "04")

@@ -11,7 +11,7 @@ struct JournalRecorderTests {
     private static func entry(_ id: String) -> JournalEntry {
         JournalEntry(
             id: id, at: Date(timeIntervalSince1970: 0), wallTime: Date(timeIntervalSince1970: 0), endpoint: "keys",
-            outcome: "ok", latencyMilliseconds: 0)
+            outcome: .ok, latencyMilliseconds: 0)
     }
 
     @Test("ids: 14 hex digits of microseconds (more when the time needs them), the replica, 4 hex digits of a counter")

@@ -76,7 +76,7 @@ struct JournalWriteOrderTests {
         let id = services.journal.nextId(at: Date())
         services.journal.record(
             JournalEntry(
-                id: id, at: Fixture.start, wallTime: Date(), endpoint: "keys", outcome: "ok", latencyMilliseconds: 0))
+                id: id, at: Fixture.start, wallTime: Date(), endpoint: "keys", outcome: .ok, latencyMilliseconds: 0))
         return (services, store, id)
     }
 

@@ -26,6 +26,8 @@ struct MockRequestContext: RequestContext {
     /// Whether reading the body failed in `AppleCallMiddleware` (too large, or the client went
     /// away): a body can be read only once, so the endpoint reports it instead of reading again.
     var bodyUnreadable = false
+    /// The part of the mock the request's path falls in (set first, by `RouteGroupMiddleware`).
+    var routeGroup = RouteGroup.other
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

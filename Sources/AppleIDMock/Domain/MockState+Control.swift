@@ -18,9 +18,8 @@ extension MockState {
             guard uploaded || self.catalog.bundled[name] != nil else {
                 let names = Set(self.catalog.bundled.keys).union(
                     try await transaction.list(Spaces.uploadedScenarios).map(\.key))
-                throw ScenarioError(
-                    file: "request body", path: "$.name",
-                    reason: "no scenario named \"\(name)\"; available: \(names.sorted().joined(separator: ", "))")
+                throw ControlRefusal.invalidBody(
+                    "no scenario named \"\(name)\"; available: \(names.sorted().joined(separator: ", "))", at: "$.name")
             }
             try await transaction.clear(Spaces.session)
             control = control.switched(to: name)
@@ -33,15 +32,13 @@ extension MockState {
         _ = try catalog.parse(UploadedScenario(json: json), name: name)
         try await changeControl { control, _, transaction in
             if control.scenario == name && !activate {
-                throw LifecycleRefusal(
-                    kind: .notApplicable,
-                    message: "scenario \"\(name)\" is active; replace it with ?activate=true (which resets the session)"
-                )
+                throw ControlRefusal.notApplicable(
+                    "scenario \"\(name)\" is active; replace it with ?activate=true (which resets the session)")
             }
             if try await transaction.get(Spaces.uploadedScenarios, name) == nil {
                 let count = try await transaction.list(Spaces.uploadedScenarios).count
                 if count >= ScenarioCatalog.uploadCapacity {
-                    throw AdminError.full(
+                    throw ControlRefusal.limitReached(
                         "at most \(ScenarioCatalog.uploadCapacity) uploaded scenarios; replace one by name",
                         limit: ScenarioCatalog.uploadCapacity)
                 }
@@ -66,7 +63,7 @@ extension MockState {
                     .root.member("signingKeyId"),
                     "no signing key \"\(kid)\"; keys: \(kids.joined(separator: ", "))")
             }
-            try AdminBody.check(reader)
+            try reader.refuseBodyIfInvalid()
             if case .object(let members) = patch {
                 control.settingsPatch.merge(members) { _, new in new }
                 // Once the control plane changed the keys, the roster decides; a patch still picks the signer.
@@ -137,20 +134,19 @@ extension MockState {
 
     static func transfer(
         appGroupId: String, toTeam: String, at instant: Date, in world: World, control: inout ControlState
-    ) throws(LifecycleRefusal) -> AppTransfer {
+    ) throws(ControlRefusal) -> AppTransfer {
         let name = world.scenario.name
         guard let group = world.appGroups[appGroupId] else {
-            throw LifecycleRefusal(kind: .notFound, message: "no app group \"\(appGroupId)\" in scenario \"\(name)\"")
+            throw ControlRefusal.notFound("no app group \"\(appGroupId)\" in scenario \"\(name)\"")
         }
         guard world.teams[toTeam] != nil else {
-            throw LifecycleRefusal(kind: .notFound, message: "no team \"\(toTeam)\" in scenario \"\(name)\"")
+            throw ControlRefusal.notFound("no team \"\(toTeam)\" in scenario \"\(name)\"")
         }
         guard world.transfers[appGroupId] == nil else {
-            throw LifecycleRefusal(kind: .notApplicable, message: "app group \(appGroupId) was already transferred")
+            throw ControlRefusal.notApplicable("app group \(appGroupId) was already transferred")
         }
         guard group.teamId != toTeam else {
-            throw LifecycleRefusal(
-                kind: .notApplicable, message: "app group \(appGroupId) already belongs to team \(toTeam)")
+            throw ControlRefusal.notApplicable("app group \(appGroupId) already belongs to team \(toTeam)")
         }
         let transfer = AppTransfer(appGroupId: appGroupId, fromTeam: group.teamId, toTeam: toTeam, at: instant)
         control.transfers.append(transfer)

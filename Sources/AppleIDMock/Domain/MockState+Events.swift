@@ -23,7 +23,7 @@ extension MockState {
                 guard (scheduled.at ?? .distantPast) <= now else { break }
                 control.firedTransfers += 1
                 let outcome: String
-                do throws(LifecycleRefusal) {
+                do throws(ControlRefusal) {
                     _ = try Self.transfer(
                         appGroupId: scheduled.appGroupId, toTeam: scheduled.toTeam, at: scheduled.at ?? now, in: world,
                         control: &control)
@@ -49,7 +49,7 @@ extension MockState {
                         scheduled.event, world: world, now: now)
                     ids = try await self.enqueue(
                         drafts, world: world, now: now, epoch: control.epoch, transaction: transaction)
-                } catch let refusal as LifecycleRefusal {
+                } catch let refusal as ControlRefusal {
                     outcome = "skipped: \(refusal.message)"
                 }
                 try await self.log(

@@ -22,10 +22,10 @@ extension MockState {
             var reader = JSONReader()
             let rule = FaultRuleReader.read(
                 body, id: "f\(control.nextFaultNumber)", now: active.now, reader: &reader)
-            try AdminBody.check(reader)
-            guard let rule else { throw ScenarioError(file: "request body", reason: "not a fault rule") }
+            try reader.refuseBodyIfInvalid()
+            guard let rule else { throw ControlRefusal.invalidBody("not a fault rule") }
             guard control.faults.count < FaultRuleReader.capacity else {
-                throw AdminError.full(
+                throw ControlRefusal.limitReached(
                     "at most \(FaultRuleReader.capacity) fault rules; clear some first", limit: FaultRuleReader.capacity
                 )
             }
@@ -51,9 +51,8 @@ extension MockState {
         try await changeControl { control, _, transaction in
             guard control.faults.contains(where: { $0.id == id }) else {
                 let ids = control.faults.map(\.id)
-                throw LifecycleRefusal(
-                    kind: .notFound,
-                    message: "no fault rule \"\(id)\"; rules: \(ids.isEmpty ? "none" : ids.joined(separator: ", "))")
+                throw ControlRefusal.notFound(
+                    "no fault rule \"\(id)\"; rules: \(ids.isEmpty ? "none" : ids.joined(separator: ", "))")
             }
             control.faults.removeAll { $0.id == id }
             try await transaction.delete(Spaces.faultCounts, id)

@@ -73,8 +73,8 @@ extension MockState {
         do {
             return try rule()
         } catch let refusal as KeyRoster.Refusal {
-            if let limit = refusal.limit { throw AdminError.full(refusal.message, limit: limit) }
-            throw LifecycleRefusal(kind: refusal.unknownKey ? .notFound : .notApplicable, message: refusal.message)
+            if let limit = refusal.limit { throw ControlRefusal.limitReached(refusal.message, limit: limit) }
+            throw refusal.unknownKey ? ControlRefusal.notFound(refusal.message) : .notApplicable(refusal.message)
         }
     }
 }

@@ -40,14 +40,13 @@ extension MockState {
     func redeliver(_ id: String) async throws -> NotificationRecord {
         try await store.transaction { transaction in
             guard var record = try await transaction.get(Spaces.outbox, id) else {
-                throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"")
+                throw ControlRefusal.notFound("no notification \"\(id)\"")
             }
             guard record.url != nil else {
-                throw LifecycleRefusal(
-                    kind: .notApplicable, message: "app group \(record.appGroupId) has no notificationUrl")
+                throw ControlRefusal.notApplicable("app group \(record.appGroupId) has no notificationUrl")
             }
             guard record.status != .delivering else {
-                throw LifecycleRefusal(kind: .notApplicable, message: "notification \(id) is being delivered right now")
+                throw ControlRefusal.notApplicable("notification \(id) is being delivered right now")
             }
             record.status = .pending
             record.nextAttemptAt = nil

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where Apple's endpoints are served, relative to their group `/auth` (the router mounts them
 /// there), with `absolute(_:)` for clients: one list shared by the router, the kit and the tests.
 package enum ApplePath {
@@ -56,11 +58,19 @@ package enum AdminPath {
     package static let nativeAuthorize = "native/authorize"
     package static let credentialState = "native/credential-state"
     package static let openAPI = "openapi.json"
-    /// The dashboard's files (the page itself is the group's root).
-    package static let dashboardFile = "dashboard/:file"
+    /// The folder of the dashboard's files (the page itself is the group's root).
+    package static let dashboardFolder = "dashboard"
+    /// The dashboard's files.
+    package static let dashboardFile = "\(dashboardFolder)/:file"
 
     /// `/__admin/<name>`.
     package static func absolute(_ name: String) -> String { "/\(group)/\(name)" }
+
+    /// `/__admin/<name>` with its `:id` parameter filled in (percent-encoded as a path segment).
+    package static func absolute(_ name: String, id: String) -> String {
+        let segment = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? id
+        return absolute(name.replacingOccurrences(of: ":id", with: segment))
+    }
 }
 
 /// The mock's own paths outside both groups.

@@ -26,17 +26,24 @@ enum Responses {
     }
 
     /// The headers of every answer in Apple's JSON, built once.
-    private static let appleJSONHeaders: HTTPFields = [
+    static let appleJSONHeaders: HTTPFields = [
         .contentType: "application/json;charset=UTF-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
     ]
 
     /// Pretty JSON for the control plane.
     static func adminJSON(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? prettyEncoder.encode(value)) ?? Data("{}".utf8)
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data + Data("\n".utf8))))
+        Response(status: status, headers: adminJSONHeaders, body: .init(byteBuffer: adminJSONBody(value)))
     }
+
+    /// The control plane's pretty JSON, as bytes.
+    static func adminJSONBody(_ value: some Encodable) -> ByteBuffer {
+        ByteBuffer(bytes: ((try? prettyEncoder.encode(value)) ?? Data("{}".utf8)) + Data("\n".utf8))
+    }
+
+    /// The headers of the control plane's JSON answers.
+    static let adminJSONHeaders: HTTPFields = [
+        .contentType: "application/json; charset=utf-8", .cacheControl: "no-store",
+    ]
 
     /// An HTML page.
     static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {

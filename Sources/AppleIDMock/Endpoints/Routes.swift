@@ -15,6 +15,7 @@ import Hummingbird
 /// `NIOThreadPool.singleton`.
 func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     let router = Router(context: MockRequestContext.self)
+    router.add(middleware: RouteGroupMiddleware())
     // The log level is fixed at start-up; below debug the middleware would only pass each request on.
     if services.logger.logLevel <= .debug { router.add(middleware: RequestLogMiddleware(logger: services.logger)) }
     router.add(middleware: DueEventsMiddleware(state: services.state))

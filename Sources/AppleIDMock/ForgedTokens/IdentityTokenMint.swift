@@ -12,19 +12,17 @@ enum IdentityTokenMint {
     ) throws -> MintedToken {
         let name = world.scenario.name
         guard let user = world.users[order.userKey] else {
-            throw LifecycleRefusal(kind: .notFound, message: "no user \"\(order.userKey)\" in scenario \"\(name)\"")
+            throw ControlRefusal.notFound("no user \"\(order.userKey)\" in scenario \"\(name)\"")
         }
         guard let client = world.clients[order.clientId] else {
-            throw LifecycleRefusal(kind: .notFound, message: "no client \"\(order.clientId)\" in scenario \"\(name)\"")
+            throw ControlRefusal.notFound("no client \"\(order.clientId)\" in scenario \"\(name)\"")
         }
         if order.flow == .native, case .services = client.kind {
-            throw LifecycleRefusal(
-                kind: .notApplicable,
-                message: "native tokens are issued to an app's bundle ID; \(client.id) is a Services ID")
+            throw ControlRefusal.notApplicable(
+                "native tokens are issued to an app's bundle ID; \(client.id) is a Services ID")
         }
         if order.defect == .wrongNonce, order.nonce == nil {
-            throw LifecycleRefusal(
-                kind: .notApplicable, message: "wrong-nonce needs the nonce the backend expects (nonce)")
+            throw ControlRefusal.notApplicable("wrong-nonce needs the nonce the backend expects (nonce)")
         }
         let consent =
             stored.flatMap { $0.status == .authorized ? $0 : nil }
@@ -46,7 +44,7 @@ enum IdentityTokenMint {
             payload = try TokenMinter.encode(issued)
         } else {
             guard case .object(var claims) = try JSONValue.parse(try TokenMinter.encode(issued)) else {
-                throw LifecycleRefusal(kind: .notApplicable, message: "the claims are not an object")
+                throw ControlRefusal.notApplicable("the claims are not an object")
             }
             for name in order.remove { claims[name] = nil }
             claims.merge(order.set) { _, new in new }

@@ -28,10 +28,10 @@ enum NotificationForgery {
     ) throws -> MintedToken {
         let name = world.scenario.name
         guard let user = world.users[userKey] else {
-            throw LifecycleRefusal(kind: .notFound, message: "no user \"\(userKey)\" in scenario \"\(name)\"")
+            throw ControlRefusal.notFound("no user \"\(userKey)\" in scenario \"\(name)\"")
         }
         guard let group = world.appGroups[appGroupId] else {
-            throw LifecycleRefusal(kind: .notFound, message: "no app group \"\(appGroupId)\" in scenario \"\(name)\"")
+            throw ControlRefusal.notFound("no app group \"\(appGroupId)\" in scenario \"\(name)\"")
         }
         let isEmailEvent = kind == .emailDisabled || kind == .emailEnabled
         let draft = NotificationDraft(
@@ -40,7 +40,7 @@ enum NotificationForgery {
         let issued = NotificationClaims(
             draft: draft, audience: group.primaryBundleId, now: now, settings: world.settings)
         guard case .object(var claims) = try JSONValue.parse(try TokenMinter.encode(issued)) else {
-            throw LifecycleRefusal(kind: .notApplicable, message: "the claims are not an object")
+            throw ControlRefusal.notApplicable("the claims are not an object")
         }
         let seconds = Double(Int(now.timeIntervalSince1970))
         switch defect {

@@ -7,8 +7,7 @@ enum NotificationProbe {
     struct Answer: Sendable {
         /// The HTTP status, or `nil` when none came.
         var status: Int?
-        /// `delivered`, `http 401`, or what went wrong.
-        var outcome: String
+        var outcome: DeliveryOutcome
         var milliseconds: Int
     }
 

@@ -25,8 +25,8 @@ struct JournalEntry: Codable, Sendable, Equatable {
     var sub: String?
     /// The HTTP status answered (requests) or received (notifications; `nil` if none came).
     var status: Int?
-    /// `ok`, Apple's error code (`invalid_grant`, …), or what went wrong (`dropped`, `http_503`, `timeout`, …).
-    var outcome: String
+    /// `ok`, Apple's error code (`invalid_grant`, …), or what went wrong (`dropped`, `http_503`, …).
+    var outcome: JournalOutcome
     /// The mock's reason for an error outcome.
     var reason: String?
     /// The fault rule that fired on the call.
@@ -45,11 +45,5 @@ struct JournalEntry: Codable, Sendable, Equatable {
     var url: String?
 
     /// Whether the call ended well.
-    var isOK: Bool { outcome == "ok" }
-
-    /// The outcome of a notification attempt: `ok` for a 2xx, `http_<status>`, `dropped` (by a
-    /// fault rule), or `no_answer`.
-    static func notificationOutcome(status: Int?, dropped: Bool) -> String {
-        status.map { (200..<300).contains($0) ? "ok" : "http_\($0)" } ?? (dropped ? "dropped" : "no_answer")
-    }
+    var isOK: Bool { outcome == .ok }
 }

@@ -24,7 +24,7 @@ struct JournalQuery: Sendable {
             switch outcome {
             case "ok": if !entry.isOK { return false }
             case "error": if entry.isOK { return false }
-            default: if entry.outcome != outcome { return false }
+            default: if entry.outcome.description != outcome { return false }
             }
         }
         if let since, entry.at < since { return false }

@@ -66,6 +66,20 @@ final class JournalRecorder: Sendable {
         }
     }
 
+    /// Records what happened at `endpoint`, which `started` and ended now: the id, both clocks and
+    /// the latency are filled in here, `describe` adds what the caller knows (method, client, …).
+    /// `latencyMilliseconds`, when given, replaces the time since `started` (an attempt measured apart).
+    func record(
+        _ endpoint: String, started: JournalStart, mockTime: Date, outcome: JournalOutcome,
+        latencyMilliseconds: Int? = nil, _ describe: (inout JournalEntry) -> Void = { _ in }
+    ) {
+        var entry = JournalEntry(
+            id: nextId(at: started.wallTime), at: mockTime, wallTime: started.wallTime, endpoint: endpoint,
+            outcome: outcome, latencyMilliseconds: latencyMilliseconds ?? started.elapsedMilliseconds)
+        describe(&entry)
+        record(entry)
+    }
+
     /// Queues `entry` for the store.
     func record(_ entry: JournalEntry) {
         buffer.withLock { buffer in

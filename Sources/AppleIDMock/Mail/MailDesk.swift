@@ -9,20 +9,20 @@ struct MailDesk: Sendable {
 
     /// The refusal for a recipient, or `nil` when it is accepted.
     func checkRecipient(_ address: String, sender: String, overTLS: Bool) async -> SMTPReply? {
-        let started = Date()
+        let started = JournalStart()
         do {
             let decision = try await services.state.checkRecipient(
-                address, sender: sender, overTLS: overTLS, wallTime: started)
+                address, sender: sender, overTLS: overTLS, wallTime: started.wallTime)
             switch decision.result {
             case .success(let target):
                 journal(
-                    "RCPT", now: decision.now, started: started, userKey: target.userKey, status: 250, outcome: "ok",
+                    "RCPT", now: decision.now, started: started, userKey: target.userKey, status: 250, outcome: .ok,
                     reason: nil)
                 return nil
             case .failure(let refusal):
                 journal(
                     "RCPT", now: decision.now, started: started, userKey: decision.record?.userKey,
-                    status: refusal.reply.code, outcome: refusal.outcome, reason: refusal.reason)
+                    status: refusal.reply.code, outcome: .refused(refusal.outcome), reason: refusal.reason)
                 return refusal.reply
             }
         } catch {
@@ -32,13 +32,13 @@ struct MailDesk: Sendable {
 
     /// The answer to a message after DATA; relayed copies then go to `--smtp-forward`.
     func deliver(_ envelope: SMTPEnvelope) async -> (reply: SMTPReply, forward: @Sendable () async -> Void) {
-        let started = Date()
+        let started = JournalStart()
         do {
-            let decision = try await services.state.deliver(envelope, wallTime: started)
+            let decision = try await services.state.deliver(envelope, wallTime: started.wallTime)
             for record in decision.records {
                 journal(
                     "DATA", now: decision.now, started: started, userKey: record.userKey, status: decision.reply.code,
-                    outcome: record.outcome == "relayed" ? "ok" : record.outcome, reason: record.reason)
+                    outcome: record.outcome == "relayed" ? .ok : .refused(record.outcome), reason: record.reason)
             }
             services.logger.info(
                 "relay mail",
@@ -78,12 +78,14 @@ struct MailDesk: Sendable {
     }
 
     private func journal(
-        _ method: String, now: Date, started: Date, userKey: String?, status: Int, outcome: String, reason: String?
+        _ method: String, now: Date, started: JournalStart, userKey: String?, status: Int, outcome: JournalOutcome,
+        reason: String?
     ) {
-        services.journal.record(
-            JournalEntry(
-                id: services.journal.nextId(at: started), at: now, wallTime: started, endpoint: "smtp", method: method,
-                userKey: userKey, status: status, outcome: outcome, reason: reason,
-                latencyMilliseconds: Int(Date().timeIntervalSince(started) * 1000)))
+        services.journal.record(JournalEndpoint.smtp, started: started, mockTime: now, outcome: outcome) {
+            $0.method = method
+            $0.userKey = userKey
+            $0.status = status
+            $0.reason = reason
+        }
     }
 }

@@ -32,28 +32,27 @@ struct AdminAccessMiddleware: RouterMiddleware {
         -> Response
     {
         let path = request.uri.path
-        // By component, as the router matches: `//__admin/reset` reaches the same handler.
-        let components = path.split(separator: "/")
         var request = request
         do {
             // The dashboard's files hold no secret: the page loads, then asks for the token.
             let isPage =
-                (request.method == .get || request.method == .head) && DashboardController.isDashboard(components)
+                (request.method == .get || request.method == .head)
+                && context.routeGroup == .controlPlane(dashboardFile: true)
             try check(request, needsToken: !isPage)
             try await Self.checkChunkedBody(&request)
         } catch {
             logger.notice(
                 "control-plane call refused",
                 metadata: [
-                    "idp.path": .string(path), "idp.status": "\(error.status.code)",
+                    "idp.path": .string(path), "idp.status": "\(AdminErrorMiddleware.status(of: error).code)",
                     "idp.reason": .string(error.message),
                 ])
-            return error.response
+            return AdminErrorMiddleware.response(for: error)
         }
         return try await next(request, context)
     }
 
-    private func check(_ request: Request, needsToken: Bool) throws(AdminError) {
+    private func check(_ request: Request, needsToken: Bool) throws(ControlRefusal) {
         if let token = access.adminToken {
             guard !needsToken || RequestReading.bearerToken(request).map({ Self.constantTimeEqual($0, token) }) == true
             else {
@@ -81,7 +80,7 @@ struct AdminAccessMiddleware: RouterMiddleware {
     /// A chunked body (no `Content-Length`) not declared as JSON: read here, within the control
     /// plane's limit, and refused (415) unless it is empty, so the rule also holds on routes that
     /// never read a body. The bytes read stay in the request for the handler.
-    private static func checkChunkedBody(_ request: inout Request) async throws(AdminError) {
+    private static func checkChunkedBody(_ request: inout Request) async throws(ControlRefusal) {
         guard request.headers[.transferEncoding] != nil, request.headers[.contentLength] == nil,
             !isJSON(request.headers[.contentType])
         else { return }
@@ -93,8 +92,7 @@ struct AdminAccessMiddleware: RouterMiddleware {
         } catch is NIOTooManyBytesError {
             throw .tooLarge(limit: AdminBody.maximumSize)
         } catch {
-            throw AdminError(
-                status: .badRequest, code: "invalid_request", message: "the chunked body could not be read: \(error)")
+            throw .invalidBody("the chunked body could not be read: \(error)")
         }
         if body.readableBytes > 0 { try requireJSON(request) }
     }
@@ -145,13 +143,9 @@ struct AdminAccessMiddleware: RouterMiddleware {
     }
 
     /// 415 unless the request declares a JSON body.
-    static func requireJSON(_ request: Request) throws(AdminError) {
+    static func requireJSON(_ request: Request) throws(ControlRefusal) {
         guard !isJSON(request.headers[.contentType]) else { return }
-        throw AdminError(
-            status: .unsupportedMediaType, code: "unsupported_media_type",
-            message:
-                "send the body as JSON with Content-Type: application/json (found \(request.headers[.contentType] ?? "none"))"
-        )
+        throw .notJSON(found: request.headers[.contentType])
     }
 
     /// `application/json` or `application/<something>+json`, with any parameters.

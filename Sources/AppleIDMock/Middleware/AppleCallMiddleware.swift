@@ -15,12 +15,9 @@ struct AppleCallMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        // By component, as the router matches (`//auth/token` reaches the token endpoint).
-        let components = request.uri.path.split(separator: "/")
-        let started = ContinuousClock.now
-        let wallTime = Date()
+        let started = JournalStart()
         // The consent page's POST (`/auth/authorize/consent`) is part of the authorize step.
-        let endpointName = components.count > 1 ? String(components[1]) : ApplePath.group
+        let endpointName = context.routeGroup.appleEndpoint ?? ApplePath.group
         var request = request
         var context = context
         let parameters = await Self.parameters(of: &request, context: &context)
@@ -37,19 +34,19 @@ struct AppleCallMiddleware: RouterMiddleware {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             record(
                 request, endpoint: endpointName, status: status, parameters: parameters, draft: draft,
-                active: active, wallTime: wallTime, started: started)
+                active: active, started: started)
             throw error
         }
         record(
             request, endpoint: endpointName, status: Int(response.status.code), parameters: parameters,
-            draft: draft, active: active, wallTime: wallTime, started: started)
+            draft: draft, active: active, started: started)
         return response
     }
 
     /// Files the call's journal entry.
     private func record(
         _ request: Request, endpoint: String, status: Int, parameters: FormParameters, draft: JournalDraft,
-        active: ActiveScenario?, wallTime: Date, started: ContinuousClock.Instant
+        active: ActiveScenario?, started: JournalStart
     ) {
         let notes = draft.snapshot
         var fingerprints: [String: String] = [:]
@@ -59,18 +56,21 @@ struct AppleCallMiddleware: RouterMiddleware {
         if let bearer = RequestReading.bearerToken(request) {
             fingerprints["access_token"] = Fingerprint.of(bearer)
         }
-        let outcome =
-            notes.dropped ? "dropped" : notes.refusal?.code ?? (status < 400 ? "ok" : "http_\(status)")
-        journal.record(
-            JournalEntry(
-                id: journal.nextId(at: wallTime), at: active?.now ?? wallTime, wallTime: wallTime,
-                endpoint: endpoint, method: request.method.rawValue, grantType: parameters.first("grant_type"),
-                clientId: parameters.first("client_id"), clientSecretKeyId: notes.secretKeyId,
-                clientSecretTeamId: notes.secretTeamId, userKey: notes.userKey, sub: notes.sub,
-                status: notes.dropped ? nil : status, outcome: outcome, reason: notes.refusal?.reason,
-                fault: notes.fault, latencyMilliseconds: (ContinuousClock.now - started).wholeMilliseconds,
-                fingerprints: fingerprints.isEmpty ? nil : fingerprints,
-                issued: notes.issued.isEmpty ? nil : notes.issued))
+        let outcome = notes.dropped ? .dropped : JournalOutcome(status: status, refusal: notes.refusal?.code)
+        journal.record(endpoint, started: started, mockTime: active?.now ?? started.wallTime, outcome: outcome) {
+            $0.method = request.method.rawValue
+            $0.grantType = parameters.first("grant_type")
+            $0.clientId = parameters.first("client_id")
+            $0.clientSecretKeyId = notes.secretKeyId
+            $0.clientSecretTeamId = notes.secretTeamId
+            $0.userKey = notes.userKey
+            $0.sub = notes.sub
+            $0.status = notes.dropped ? nil : status
+            $0.reason = notes.refusal?.reason
+            $0.fault = notes.fault
+            $0.fingerprints = fingerprints.isEmpty ? nil : fingerprints
+            $0.issued = notes.issued.isEmpty ? nil : notes.issued
+        }
     }
 
     /// The answer, with the fault rule that fires on this call (if any) applied.

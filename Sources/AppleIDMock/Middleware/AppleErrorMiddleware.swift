@@ -34,7 +34,7 @@ struct AppleErrorMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             throw error  // the router's own answers (404)
         } catch {
-            let endpoint = request.uri.path.split(separator: "/").dropFirst().first.map(String.init) ?? "auth"
+            let endpoint = context.routeGroup.appleEndpoint ?? ApplePath.group
             let (refusal, status) = classify(error, requestId: context.id, endpoint: endpoint)
             context.journal?.note(refusal: refusal.code, reason: refusal.logReason ?? refusal.description)
             logger.notice(
@@ -83,8 +83,14 @@ struct AppleErrorMiddleware: RouterMiddleware {
         -> Response
     {
         if page { return Responses.html(AuthorizeErrorPage.render(error), status: status) }
-        return Responses.appleJSON(
-            AppleErrorBody(error: error.code, errorDescription: error.description), status: status)
+        return answer(error, status: status).response
+    }
+
+    /// Apple's JSON answer for `error`, as bytes.
+    static func answer(_ error: AppleError, status: HTTPResponse.Status = .badRequest) -> ErrorAnswer {
+        ErrorAnswer(
+            status: status, headers: Responses.appleJSONHeaders,
+            body: Responses.encodedJSON(AppleErrorBody(error: error.code, errorDescription: error.description)))
     }
 }
 

@@ -10,7 +10,10 @@ struct AppleServerHeaderMiddleware: RouterMiddleware {
         -> Response
     {
         var response = try await next(request, context)
-        response.headers[.server] = "Apple"
+        response.headers[.server] = Self.server
         return response
     }
+
+    /// What Apple's answers say in `Server`.
+    static let server = "Apple"
 }

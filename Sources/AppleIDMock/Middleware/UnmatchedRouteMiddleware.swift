@@ -4,7 +4,9 @@ import Hummingbird
 /// outer middleware of the group its path falls in, before the router's 404: under `/auth` it is
 /// journaled as an Apple call (`AppleCallMiddleware`); under `/__admin` it needs the admin token
 /// first (`AdminAccessMiddleware`), so a 404 never tells a caller without the token which paths
-/// exist. Group middleware itself only wraps the routes of its group.
+/// exist. Group middleware itself only wraps the routes of its group. The router's own 404 is the
+/// only `HTTPError` a request meets: handlers throw the domain's refusals (`AppleError`,
+/// `ControlRefusal`), which the group's error middleware answers.
 struct UnmatchedRouteMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
     let appleCall: AppleCallMiddleware
@@ -15,14 +17,12 @@ struct UnmatchedRouteMiddleware: RouterMiddleware {
     {
         do {
             return try await next(request, context)
-        } catch let error as HTTPError where error.status == .notFound && context.endpointPath == "NotFound" {
+        } catch let error as HTTPError where error.status == .notFound {
             let notFound: (Request, Context) async throws -> Response = { _, _ in throw error }
-            // By component, as the router matches (`//auth/x` is under `/auth`).
-            let components = request.uri.path.split(separator: "/")
-            switch components.first {
-            case Substring(ApplePath.group) where components.count > 1:
+            switch context.routeGroup {
+            case .apple where context.routeGroup.isAppleCall:
                 return try await appleCall.handle(request, context: context, next: notFound)
-            case Substring(AdminPath.group):
+            case .controlPlane:
                 return try await adminAccess.handle(request, context: context, next: notFound)
             default:
                 throw error

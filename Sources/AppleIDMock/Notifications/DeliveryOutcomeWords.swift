@@ -1,22 +1,23 @@
 import Foundation
 
 /// A delivery attempt's outcome in plain words for people ("connection refused by
-/// localhost:3000", "localhost:3000 answered HTTP 503"), from the raw outcome the attempt recorded
-/// (`delivered`, `http 503`, or the HTTP client's error text, which stays available as it is).
+/// localhost:3000", "localhost:3000 answered HTTP 503"), from the outcome the attempt recorded
+/// (whose own words, with the HTTP client's error text, stay available as they are).
 enum DeliveryOutcomeWords {
     /// The plain-words summary of `outcome`, for an attempt posted to `url`.
-    static func summary(_ outcome: String, status: Int?, url: String?) -> String {
+    static func summary(_ outcome: DeliveryOutcome, status: Int?, url: String?) -> String {
         let receiver = url.flatMap(hostAndPort) ?? "the receiver"
-        if outcome == "delivered" { return "delivered: \(receiver) answered HTTP \(status.map(String.init) ?? "2xx")" }
+        let error: String
+        switch outcome {
+        case .delivered: return "delivered: \(receiver) answered HTTP \(status.map(String.init) ?? "2xx")"
+        case .http(let code): return "\(receiver) answered HTTP \(status ?? code)"
+        case .timedOut(let milliseconds): return "no answer from \(receiver) within \(milliseconds) ms"
+        case .droppedByFault(let rule): return "not sent: fault rule \(rule) dropped it"
+        case .noURL, .unsendable, .unsigned: return outcome.description
+        case .failed(let text): error = text
+        }
         if let status { return "\(receiver) answered HTTP \(status)" }
-        if outcome.hasPrefix("timed out after ") {
-            return "no answer from \(receiver) within \(outcome.dropFirst("timed out after ".count))"
-        }
-        if outcome.hasPrefix("not sent: dropped by fault rule ") {
-            return "not sent: fault rule \(outcome.dropFirst("not sent: dropped by fault rule ".count)) dropped it"
-        }
-        if outcome.hasPrefix("not sent") || outcome == "no notificationUrl" { return outcome }
-        let text = outcome.lowercased()
+        let text = error.lowercased()
         let cases: [(needles: [String], words: String)] = [
             (["connection refused", "connectionrefused", "errno: 111"], "connection refused by \(receiver)"),
             (

@@ -87,7 +87,7 @@ struct NotificationDeliveryService: Service {
         async
     {
         let settings = active.world.settings
-        let started = Date()
+        let started = JournalStart()
         // The attempt, its deadline (the whole exchange, body included, stays inside the lease), and
         // a reset or switch that makes the notification void.
         let timeout = settings.notificationTimeoutMilliseconds
@@ -95,18 +95,18 @@ struct NotificationDeliveryService: Service {
         let payload = try? TokenMinter.sign(record.claims, with: active.keys.signing)
         let fault = try? await state.firingFault(
             .notifications, grantType: nil, clientId: record.claims.aud, in: active)
-        let result = await withTaskGroup(of: (status: Int?, outcome: String)?.self) { race in
+        let result = await withTaskGroup(of: (status: Int?, outcome: DeliveryOutcome)?.self) { race in
             race.addTask {
                 if let latency = fault?.latencyMilliseconds, latency > 0 {
                     try? await Task.sleep(for: .milliseconds(latency))
                 }
-                if let fault, fault.drop { return (nil, "not sent: dropped by fault rule \(fault.id)") }
+                if let fault, fault.drop { return (nil, .droppedByFault(fault.id)) }
                 return await post(
                     record, payload: payload, truncated: fault?.truncate ?? false, timeout: timeout, client: client)
             }
             race.addTask {
                 try? await Task.sleep(for: .milliseconds(timeout))
-                return (nil, "timed out after \(timeout) ms")
+                return (nil, .timedOut(milliseconds: timeout))
             }
             race.addTask {
                 await state.epochs.waitUntilSuperseded(record.epoch)
@@ -121,9 +121,11 @@ struct NotificationDeliveryService: Service {
             return
         }
         let attempt = NotificationRecord.Attempt(
-            startedAt: started, durationMilliseconds: Int(Date().timeIntervalSince(started) * 1000),
+            startedAt: started.wallTime, durationMilliseconds: started.elapsedMilliseconds,
             httpStatus: result.status, outcome: result.outcome)
-        journal(record, attempt: attempt, number: record.attempts.count + 1, fault: fault, active: active)
+        journal(
+            record, attempt: attempt, started: started, number: record.attempts.count + 1, fault: fault,
+            active: active)
         do {
             try await state.finishDelivery(
                 record.id, claim: claim, attempt: attempt, payload: payload,
@@ -133,38 +135,46 @@ struct NotificationDeliveryService: Service {
                 "notification outcome not recorded", metadata: ["idp.notification": .string(record.id)])
         }
         logger.log(
-            level: result.outcome == "delivered" ? .info : .notice, "notification delivery",
+            level: result.outcome == .delivered ? .info : .notice, "notification delivery",
             metadata: [
                 "idp.notification": .string(record.id), "idp.type": .string(record.type),
-                "idp.outcome": .string(result.outcome),
+                "idp.outcome": .string(result.outcome.description),
             ])
     }
 
     /// Records the attempt in the journal.
     private func journal(
-        _ record: NotificationRecord, attempt: NotificationRecord.Attempt, number: Int, fault: FaultRule?,
-        active: ActiveScenario
+        _ record: NotificationRecord, attempt: NotificationRecord.Attempt, started: JournalStart, number: Int,
+        fault: FaultRule?, active: ActiveScenario
     ) {
         let world = active.world
         let teamId = world.appGroups[record.appGroupId]?.teamId
         let userKey = teamId.flatMap { team in
             world.user(withSubject: record.sub, teamId: team)?.key
         }
-        let outcome = JournalEntry.notificationOutcome(status: attempt.httpStatus, dropped: fault?.drop == true)
+        let outcome = JournalOutcome(notificationStatus: attempt.httpStatus, dropped: fault?.drop == true)
         journal.record(
-            JournalEntry(
-                id: journal.nextId(at: attempt.startedAt), at: active.now, wallTime: attempt.startedAt,
-                endpoint: "notifications", clientId: record.claims.aud, userKey: userKey, sub: record.sub,
-                status: attempt.httpStatus, outcome: outcome, reason: outcome == "ok" ? nil : attempt.outcome,
-                fault: fault?.id, latencyMilliseconds: attempt.durationMilliseconds, notificationId: record.id,
-                notificationType: record.type, attempt: number, url: record.url))
+            JournalEndpoint.notifications, started: started, mockTime: active.now, outcome: outcome,
+            latencyMilliseconds: attempt.durationMilliseconds
+        ) {
+            $0.clientId = record.claims.aud
+            $0.userKey = userKey
+            $0.sub = record.sub
+            $0.status = attempt.httpStatus
+            $0.reason = outcome == .ok ? nil : attempt.outcome.description
+            $0.fault = fault?.id
+            $0.notificationId = record.id
+            $0.notificationType = record.type
+            $0.attempt = number
+            $0.url = record.url
+        }
     }
 
     private func post(
         _ record: NotificationRecord, payload: String?, truncated: Bool, timeout: Int, client: HTTPClient
-    ) async -> (status: Int?, outcome: String) {
-        guard let url = record.url else { return (nil, "no notificationUrl") }
-        guard let payload else { return (nil, "the notification could not be signed") }
+    ) async -> (status: Int?, outcome: DeliveryOutcome) {
+        guard let url = record.url else { return (nil, .noURL) }
+        guard let payload else { return (nil, .unsigned) }
         return await NotificationPost.send(
             payload, to: url, timeoutMilliseconds: timeout, truncated: truncated, client: client)
     }

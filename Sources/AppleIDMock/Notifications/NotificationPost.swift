@@ -15,12 +15,12 @@ enum NotificationPost {
 
     /// Posts `jws` to `url` within `timeoutMilliseconds` (only the first half of the body when
     /// `truncated`, for the fault). Returns the receiver's status, or `nil` when none came, and the
-    /// outcome: `delivered`, `http 401`, `not sent: …` for a URL the client cannot take, or the error.
+    /// outcome.
     static func send(
         _ jws: String, to url: String, timeoutMilliseconds: Int, truncated: Bool = false, client: HTTPClient
-    ) async -> (status: Int?, outcome: String) {
+    ) async -> (status: Int?, outcome: DeliveryOutcome) {
         // Also for URLs stored by an earlier version that let them through: the client traps on them.
-        if let problem = HTTPURLCheck.problem(url) { return (nil, "not sent: \(problem)") }
+        if let problem = HTTPURLCheck.problem(url) { return (nil, .unsendable(problem)) }
         do {
             var request = HTTPClientRequest(url: url)
             request.method = .POST
@@ -30,9 +30,9 @@ enum NotificationPost {
             let response = try await client.execute(request, timeout: .milliseconds(Int64(timeoutMilliseconds)))
             _ = try? await response.body.collect(upTo: 1 << 20)
             let code = Int(response.status.code)
-            return (code, (200..<300).contains(code) ? "delivered" : "http \(code)")
+            return (code, DeliveryOutcome(status: code))
         } catch {
-            return (nil, "\(error)")
+            return (nil, .failed("\(error)"))
         }
     }
 }

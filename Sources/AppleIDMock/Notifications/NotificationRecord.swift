@@ -23,8 +23,7 @@ struct NotificationRecord: Sendable, Codable {
         var durationMilliseconds: Int
         /// The HTTP status, or nil when the connection failed or timed out.
         var httpStatus: Int?
-        /// `delivered`, `http 503`, or the connection error.
-        var outcome: String
+        var outcome: DeliveryOutcome
     }
 
     /// The JWT's `jti`.
@@ -59,7 +58,7 @@ struct NotificationRecord: Sendable, Codable {
         attempts.append(attempt)
         self.payload = payload ?? self.payload
         lease = nil
-        if attempt.outcome == "delivered" {
+        if attempt.outcome == .delivered {
             status = .delivered
             nextAttemptAt = nil
         } else if attempts.count >= policy.maxAttempts {

@@ -27,6 +27,11 @@ struct JSONReader {
         return error
     }
 
+    /// Refuses a request body that had problems, naming each (the control plane's 400).
+    func refuseBodyIfInvalid() throws(ControlRefusal) {
+        if let error = error(file: "request body") { throw ControlRefusal(error) }
+    }
+
     /// The members of an object, reporting unknown ones; `nil` (and a problem) if it is not an object.
     mutating func object(_ value: JSONValue, at path: JSONPath, allowed: Set<String>) -> [String: JSONValue]? {
         guard case .object(let members) = value else {

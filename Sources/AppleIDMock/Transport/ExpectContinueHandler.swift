@@ -36,27 +36,19 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// The `413` for a request whose declared body is over its route's limit, or `nil`.
     static func refusal(for head: HTTPRequest) -> (head: HTTPResponse, body: ByteBuffer)? {
         guard let length = head.headerFields[.contentLength].flatMap(Int.init) else { return nil }
-        // By component, as the router matches (`//auth/token` reaches the token endpoint).
-        let path = head.path?.split(separator: "?", maxSplits: 1).first ?? ""
-        let (body, contentType): (String, String)
-        switch path.split(separator: "/").first.map(String.init) {
-        case ApplePath.group where length > RequestReading.maximumBodySize:
+        var answer: ErrorAnswer
+        switch RouteGroup(path: head.path?.split(separator: "?", maxSplits: 1).first ?? "") {
+        case .apple where length > RequestReading.maximumBodySize:
             // Apple's vocabulary: the request is malformed.
-            (body, contentType) = (#"{"error":"invalid_request"}"#, "application/json;charset=UTF-8")
-        case AdminPath.group where length > AdminBody.maximumSize:
-            body =
-                #"{"error":"payload_too_large","message":"the body is over the limit of \#(AdminBody.maximumSize) bytes","limit":\#(AdminBody.maximumSize)}"#
-            contentType = "application/json; charset=utf-8"
+            answer = AppleErrorMiddleware.answer(AppleError("invalid_request"), status: .contentTooLarge)
+            answer.headers[.server] = AppleServerHeaderMiddleware.server
+        case .controlPlane where length > AdminBody.maximumSize:
+            answer = AdminErrorMiddleware.answer(for: .tooLarge(limit: AdminBody.maximumSize))
         default:
             return nil
         }
-        var response = HTTPResponse(
-            status: .contentTooLarge,
-            headerFields: [
-                .contentType: contentType, .contentLength: String(body.utf8.count), .connection: "close",
-                .cacheControl: "no-store",
-            ])
-        if contentType.hasPrefix("application/json;charset") { response.headerFields[.server] = "Apple" }
-        return (response, ByteBuffer(string: body))
+        answer.headers[.contentLength] = String(answer.body.readableBytes)
+        answer.headers[.connection] = "close"
+        return (HTTPResponse(status: answer.status, headerFields: answer.headers), answer.body)
     }
 }

@@ -42,7 +42,7 @@ struct MailStoreConformanceTests {
             #expect(records.last == record("0011"))
             #expect(raws == (7..<12).map { String(format: "%04d", $0) })
             #expect(raw?.data == bytes)
-            try await store.transaction { try await $0.clear(Spaces.mailSpaces) }
+            try await store.transaction { try await $0.clear(Spaces.mailSpaces.map(\.name)) }
             #expect(try await store.transaction { try await $0.list(Spaces.mail).count } == 0)
         }
     }

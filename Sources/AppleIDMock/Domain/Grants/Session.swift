@@ -186,8 +186,7 @@ struct Session {
     /// relay forwarding stops. Returns the app groups whose consent stood, which Apple notifies.
     func deleteAccount(userKey: String, now: Date) async throws -> [String] {
         guard try await !isDeleted(userKey) else {
-            throw LifecycleRefusal(
-                kind: .notApplicable, message: "the Apple Account of user \(userKey) is already deleted")
+            throw ControlRefusal.notApplicable("the Apple Account of user \(userKey) is already deleted")
         }
         let standing = try await transaction.list(Spaces.consents, prefix: Self.consentKey(userKey, ""))
             .map(\.value).filter { $0.userKey == userKey && $0.status == .authorized }.map(\.appGroupId).sorted()
@@ -199,9 +198,8 @@ struct Session {
     /// Ends a standing consent because the user stopped using Sign in with Apple with the app.
     func userRevokes(userKey: String, appGroupId: String, now: Date) async throws {
         guard try await revokeConsent(userKey: userKey, appGroupId: appGroupId, now: now) else {
-            throw LifecycleRefusal(
-                kind: .notApplicable,
-                message: "user \(userKey) has no standing authorization for app group \(appGroupId)")
+            throw ControlRefusal.notApplicable(
+                "user \(userKey) has no standing authorization for app group \(appGroupId)")
         }
     }
 
@@ -209,25 +207,19 @@ struct Session {
     func setRelayForwarding(userKey: String, appGroupId: String, enabled: Bool, now: Date) async throws {
         guard let consent = try await consent(userKey: userKey, appGroupId: appGroupId), consent.status == .authorized
         else {
-            throw LifecycleRefusal(
-                kind: .notApplicable,
-                message: "user \(userKey) has no standing authorization for app group \(appGroupId)")
+            throw ControlRefusal.notApplicable(
+                "user \(userKey) has no standing authorization for app group \(appGroupId)")
         }
         guard consent.grantsEmail && consent.hidesEmail else {
-            throw LifecycleRefusal(
-                kind: .notApplicable,
-                message:
-                    "user \(userKey) shares a real email (or no email) with app group \(appGroupId); relay forwarding applies only to Hide My Email"
+            throw ControlRefusal.notApplicable(
+                "user \(userKey) shares a real email (or no email) with app group \(appGroupId); relay forwarding applies only to Hide My Email"
             )
         }
         let key = Self.consentKey(userKey, appGroupId)
         let isOff = try await transaction.get(Spaces.relayOff, key) != nil
         guard isOff == enabled else {
-            throw LifecycleRefusal(
-                kind: .notApplicable,
-                message:
-                    "relay forwarding is already \(enabled ? "on" : "off") for user \(userKey) and app group \(appGroupId)"
-            )
+            throw ControlRefusal.notApplicable(
+                "relay forwarding is already \(enabled ? "on" : "off") for user \(userKey) and app group \(appGroupId)")
         }
         if enabled {
             try await transaction.delete(Spaces.relayOff, key)
@@ -239,8 +231,7 @@ struct Session {
     /// Applies `event` as Apple would and returns the notifications it produces.
     func apply(_ event: LifecycleEvent, world: World, now: Date) async throws -> [NotificationDraft] {
         guard let user = world.users[event.userKey] else {
-            throw LifecycleRefusal(
-                kind: .notFound, message: "no user \"\(event.userKey)\" in scenario \"\(world.scenario.name)\"")
+            throw ControlRefusal.notFound("no user \"\(event.userKey)\" in scenario \"\(world.scenario.name)\"")
         }
         func draft(_ groupId: String, email: String? = nil) -> NotificationDraft? {
             guard let group = world.appGroups[groupId] else { return nil }
@@ -252,10 +243,8 @@ struct Session {
             return try await deleteAccount(userKey: user.key, now: now).compactMap { draft($0) }
         }
         guard let groupId = event.appGroupId, let group = world.appGroups[groupId] else {
-            throw LifecycleRefusal(
-                kind: .notFound,
-                message:
-                    "\(event.kind.rawValue) needs an app group (or one of its client ids); \"\(event.appGroupId ?? "")\" is not one"
+            throw ControlRefusal.notFound(
+                "\(event.kind.rawValue) needs an app group (or one of its client ids); \"\(event.appGroupId ?? "")\" is not one"
             )
         }
         switch event.kind {

@@ -24,6 +24,17 @@ enum CodeIssuance {
         /// Whether this was the user's first authorization of the app group.
         var isFirst: Bool
         var code: String
+
+        /// The signed id_token that goes with the code (Apple hands one out with every code), for
+        /// `client`, bound to `nonce`, minted by the flow `source` names.
+        func identityToken(
+            client: World.Client, nonce: String?, source: IdentityTokenFactory.Source, active: ActiveScenario
+        ) throws -> (claims: IdentityTokenClaims, jws: String) {
+            let subject = IdentityTokenFactory.Subject(
+                user: user, consent: consent, client: client, nonce: nonce, authTime: active.now)
+            let claims = IdentityTokenFactory(world: world).claims(for: subject, source: source, now: active.now)
+            return (claims, try TokenMinter.sign(claims, with: active.keys.signing))
+        }
     }
 
     /// Records the consent and stores a new code in the state `active`.

@@ -10,19 +10,19 @@ enum AdminBody {
     /// The raw body bytes; 413 over `maximumSize`.
     static func data(_ request: Request) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumSize {
-            throw AdminError.tooLarge(limit: maximumSize)
+            throw ControlRefusal.tooLarge(limit: maximumSize)
         }
         let data: Data
         do {
             var buffer = try await request.body.collect(upTo: maximumSize)
             data = Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw AdminError.tooLarge(limit: maximumSize)
+            throw ControlRefusal.tooLarge(limit: maximumSize)
         } catch is NIOTooManyBytesError {
             // A chunked body (no Content-Length) that runs past the limit.
-            throw AdminError.tooLarge(limit: maximumSize)
+            throw ControlRefusal.tooLarge(limit: maximumSize)
         } catch {
-            throw ScenarioError(file: "request body", reason: "unreadable: \(error)")
+            throw ControlRefusal.invalidBody("unreadable: \(error)")
         }
         if !data.isEmpty { try AdminAccessMiddleware.requireJSON(request) }
         return data
@@ -35,14 +35,10 @@ enum AdminBody {
         do {
             return try JSONValue.parse(data)
         } catch let error as JSONValue.TooDeep {
-            throw ScenarioError(file: "request body", reason: "not accepted: \(error)")
+            throw ControlRefusal.invalidBody("not accepted: \(error)")
         } catch {
-            throw ScenarioError(file: "request body", reason: "not valid JSON")
+            throw ControlRefusal.invalidBody("not valid JSON")
         }
     }
 
-    /// Turns the problems a reader collected into an error.
-    static func check(_ reader: JSONReader) throws(ScenarioError) {
-        if let error = reader.error(file: "request body") { throw error }
-    }
 }

@@ -30,9 +30,9 @@ struct ClientSecretController: Sendable {
                 reader.integer($0, at: root.member("lifetimeSeconds"), in: 1...15_777_000)
             }
             ?? 3_600
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         guard let clientId else {
-            throw ScenarioError(file: "request body", path: "$.clientId", reason: "missing required field")
+            throw ControlRefusal.invalidBody("missing required field", at: "$.clientId")
         }
         let active = try await context.active(in: state)
         do {
@@ -41,7 +41,7 @@ struct ClientSecretController: Sendable {
                 lifetime: lifetime, teamId: teamId)
             return Responses.adminJSON(["clientSecret": secret])
         } catch let failure as ClientSecretFactory.Failure {
-            throw LifecycleRefusal(kind: .notFound, message: failure.description)
+            throw ControlRefusal.notFound(failure.description)
         }
     }
 }

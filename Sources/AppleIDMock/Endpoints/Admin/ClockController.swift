@@ -59,12 +59,11 @@ struct ClockController: Sendable {
                 reader.report(JSONPath.root.member("reset"), "only reset: true is meaningful")
             }
         }
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         if let change, try await !state.moveClock(change) {
             let field = members.keys.first ?? "now"
-            throw ScenarioError(
-                file: "request body", path: JSONPath.root.member(field).description,
-                reason: "the clock stays within 1970-01-01 and 9999-12-31")
+            throw ControlRefusal.invalidBody(
+                "the clock stays within 1970-01-01 and 9999-12-31", at: JSONPath.root.member(field).description)
         }
         return try await clock()
     }

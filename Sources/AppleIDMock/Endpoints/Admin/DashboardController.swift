@@ -15,27 +15,19 @@ struct DashboardController: Sendable {
         .init("X-Frame-Options")!: "DENY",
     ]
 
-    /// Whether `path` (split by component) is a dashboard file, which needs no admin token.
-    static func isDashboard(_ components: [Substring]) -> Bool {
-        components == [Substring(AdminPath.group)]
-            || (components.count == 3 && components[0] == AdminPath.group && components[1] == "dashboard")
-    }
-
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get { request, _ in Self.serve("index.html", request) }
+        group.get { request, _ in try Self.serve("index.html", request) }
         group.get(RouterPath(AdminPath.dashboardFile)) { request, context in
-            Self.serve(context.parameters.get("file") ?? "", request)
+            try Self.serve(context.parameters.get("file") ?? "", request)
         }
     }
 
-    private static func serve(_ name: String, _ request: Request) -> Response {
+    private static func serve(_ name: String, _ request: Request) throws(ControlRefusal) -> Response {
         guard let asset = DashboardAssets.files[name] else {
-            return AdminError(
-                status: .notFound, code: "not_found",
-                message: DashboardAssets.files.isEmpty
+            throw ControlRefusal.notFound(
+                DashboardAssets.files.isEmpty
                     ? "the dashboard's files are not installed beside the executable"
-                    : "no dashboard file \"\(name)\""
-            ).response
+                    : "no dashboard file \"\(name)\"")
         }
         var headers = securityHeaders
         headers[.contentType] = asset.contentType

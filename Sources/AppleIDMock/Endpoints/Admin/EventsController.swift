@@ -23,31 +23,28 @@ struct EventsController: Sendable {
         }.flatMap(LifecycleEvent.Kind.init(rawValue:))
         let userHint = reader.required(members, "user", at: root).flatMap { reader.string($0, at: root.member("user")) }
         let groupHint = members["appGroup"].flatMap { reader.string($0, at: root.member("appGroup")) }
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         guard let kind, let userHint else {
-            throw ScenarioError(file: "request body", reason: "type and user are required")
+            throw ControlRefusal.invalidBody("type and user are required")
         }
         let world = try await context.active(in: state).world
         guard let user = world.user(matching: userHint) else {
-            throw LifecycleRefusal(
-                kind: .notFound, message: "no user matching \"\(userHint)\" in scenario \"\(world.scenario.name)\"")
+            throw ControlRefusal.notFound("no user matching \"\(userHint)\" in scenario \"\(world.scenario.name)\"")
         }
         var appGroupId: String?
         if let groupHint {
             guard let id = world.appGroups[groupHint]?.id ?? world.clients[groupHint]?.appGroupId else {
-                throw LifecycleRefusal(kind: .notFound, message: "no app group or client id \"\(groupHint)\"")
+                throw ControlRefusal.notFound("no app group or client id \"\(groupHint)\"")
             }
             appGroupId = id
         }
         if kind.needsAppGroup && appGroupId == nil {
-            throw ScenarioError(
-                file: "request body", path: "$.appGroup",
-                reason: "\(kind.rawValue) needs an app group (its id or one of its client ids)")
+            throw ControlRefusal.invalidBody(
+                "\(kind.rawValue) needs an app group (its id or one of its client ids)", at: "$.appGroup")
         }
         if kind == .accountDelete && appGroupId != nil {
-            throw ScenarioError(
-                file: "request body", path: "$.appGroup",
-                reason: "account-delete concerns the whole account: remove appGroup")
+            throw ControlRefusal.invalidBody(
+                "account-delete concerns the whole account: remove appGroup", at: "$.appGroup")
         }
         let entry = try await state.applyNow(
             LifecycleEvent(kind: kind, userKey: user.key, appGroupId: appGroupId))

@@ -90,7 +90,7 @@ struct KeysAdminController: Sendable {
             reader.integer($0, at: root.member("graceSeconds"), in: 0...31_536_000)
         }
         let publish = members["publish"].flatMap { reader.bool($0, at: root.member("publish")) } ?? true
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         let kid = try await state.rotateKey(graceSeconds: grace, publish: publish)
         /// The answer: the new key and the whole listing.
         struct Rotated: Encodable {

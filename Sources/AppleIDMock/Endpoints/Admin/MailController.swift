@@ -94,7 +94,7 @@ struct MailController: Sendable {
     private func record(_ context: MockRequestContext) async throws -> MailRecord {
         let id = context.parameters.get("id") ?? ""
         guard let record = try await state.mailRecord(id) else {
-            throw AdminError(status: .notFound, code: "not_found", message: "no mail \"\(id)\" in the mailbox")
+            throw ControlRefusal.notFound("no mail \"\(id)\" in the mailbox")
         }
         return record
     }
@@ -102,10 +102,8 @@ struct MailController: Sendable {
     private func raw(_ context: MockRequestContext) async throws -> Response {
         let record = try await record(context)
         guard let message = try await state.mailMessage(record.id) else {
-            throw AdminError(
-                status: .notFound, code: "not_found",
-                message:
-                    "mail \(record.id) has no message kept (refused at RCPT TO, or older than the newest \(MailboxLimits.rawMessages) messages)"
+            throw ControlRefusal.notFound(
+                "mail \(record.id) has no message kept (refused at RCPT TO, or older than the newest \(MailboxLimits.rawMessages) messages)"
             )
         }
         return Response(
@@ -132,29 +130,26 @@ struct MailController: Sendable {
             }
             if let raw = members["subject"] { subject = reader.string(raw, at: .root.member("subject")) }
         }
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         guard original.direction == "inbound", original.outcome == "relayed" else {
-            throw AdminError(
-                status: .conflict, code: "not_applicable",
-                message:
-                    "mail \(original.id) was not relayed to the user (outcome \(original.outcome)); there is nothing to reply to"
+            throw ControlRefusal.notApplicable(
+                "mail \(original.id) was not relayed to the user (outcome \(original.outcome)); there is nothing to reply to"
             )
         }
         guard let server = mail.configuration.replyServer else {
-            throw AdminError(
-                status: .conflict, code: "not_applicable",
-                message: "no outbound SMTP server: start the server with --smtp-outbound host:port (or --smtp-forward)")
+            throw ControlRefusal.notApplicable(
+                "no outbound SMTP server: start the server with --smtp-outbound host:port (or --smtp-forward)")
         }
         let quota = try await state.mailQuota(original.recipient)
         guard quota.sent < quota.limit else {
-            throw AdminError(
-                status: .conflict, code: "limit_reached",
-                message: "\(original.recipient) reached its daily limit of \(quota.limit) messages", limit: quota.limit)
+            throw ControlRefusal.limitReached(
+                "\(original.recipient) reached its daily limit of \(quota.limit) messages", limit: quota.limit)
         }
         let active = try await state.current()
         let user = original.userKey.flatMap { active.world.users[$0] }
         let name = [user?.name?.firstName, user?.name?.lastName].compactMap { $0 }.joined(separator: " ")
-        let wallTime = Date()
+        let started = JournalStart()
+        let wallTime = started.wallTime
         let id = MailRecord.newId(at: wallTime)
         let reply = ReplyComposer.compose(
             to: original, text: text ?? "", subject: subject, userName: name.isEmpty ? nil : name, id: id,
@@ -175,11 +170,14 @@ struct MailController: Sendable {
         try await state.keepMail(
             record, message: reply.message, countFor: record.outcome == "sent" ? original.recipient : nil)
         journal.record(
-            JournalEntry(
-                id: journal.nextId(at: wallTime), at: active.now, wallTime: wallTime, endpoint: "smtp",
-                method: "REPLY", userKey: original.userKey, status: record.outcome == "sent" ? 250 : nil,
-                outcome: record.outcome == "sent" ? "ok" : "failed", reason: record.reason,
-                latencyMilliseconds: Int(Date().timeIntervalSince(wallTime) * 1000)))
+            JournalEndpoint.smtp, started: started, mockTime: active.now,
+            outcome: record.outcome == "sent" ? .ok : .failed
+        ) {
+            $0.method = "REPLY"
+            $0.userKey = original.userKey
+            $0.status = record.outcome == "sent" ? 250 : nil
+            $0.reason = record.reason
+        }
         return Responses.adminJSON(record, status: record.outcome == "sent" ? .created : .badGateway)
     }
 }

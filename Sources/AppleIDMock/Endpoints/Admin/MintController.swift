@@ -22,8 +22,8 @@ struct MintController: Sendable {
         let body = try await AdminBody.json(request)
         var reader = JSONReader()
         let order = Self.order(body, reader: &reader)
-        try AdminBody.check(reader)
-        guard let order else { throw ScenarioError(file: "request body", reason: "not a mint order") }
+        try reader.refuseBodyIfInvalid()
+        guard let order else { throw ControlRefusal.invalidBody("not a mint order") }
         let active = try await state.current()
         let consent = try await state.withSession(active) { session, world in
             guard let client = world.clients[order.clientId] else { return nil as Consent? }
@@ -91,7 +91,7 @@ struct MintController: Sendable {
         /// The defect sent (`none`: a valid notification).
         var defect: String
         var status: Int?
-        var outcome: String
+        var outcome: DeliveryOutcome
         /// `ok`; `finding` (a forged notification was accepted); `valid_rejected`; `no_answer`.
         var verdict: String
     }
@@ -104,7 +104,7 @@ struct MintController: Sendable {
             var url: String
             var notification: MintedToken
             var status: Int?
-            var outcome: String
+            var outcome: DeliveryOutcome
             var verdict: String
         }
         return Responses.adminJSON(
@@ -147,7 +147,7 @@ struct MintController: Sendable {
         let minted = try NotificationForgery.make(
             kind: order.kind, userKey: order.userKey, appGroupId: order.appGroupId, defect: order.defect,
             world: active.world, keys: active.keys, now: active.now)
-        let wallTime = Date()
+        let started = JournalStart()
         let answer = await NotificationProbe.post(
             minted.token, to: order.url, timeoutMilliseconds: active.world.settings.notificationTimeoutMilliseconds)
         let accepted = answer.status.map { (200..<300).contains($0) } ?? false
@@ -157,17 +157,22 @@ struct MintController: Sendable {
         var audience: String?
         if case .object(let claims) = minted.claims, case .string(let aud) = claims["aud"] { audience = aud }
         journal.record(
-            JournalEntry(
-                id: journal.nextId(at: wallTime), at: active.now, wallTime: wallTime,
-                endpoint: "notifications", clientId: audience, userKey: order.userKey,
-                sub: active.world.users[order.userKey].flatMap { user in
-                    active.world.appGroups[order.appGroupId].map { active.world.subject(of: user, teamId: $0.teamId) }
-                }, status: answer.status,
-                outcome: JournalEntry.notificationOutcome(status: answer.status, dropped: false),
-                reason: order.defect.map { "made to order with defect \($0.rawValue): \(answer.outcome)" }
-                    ?? "made to order: \(answer.outcome)",
-                latencyMilliseconds: answer.milliseconds,
-                notificationType: order.kind.notificationType(active.world.settings), url: order.url))
+            JournalEndpoint.notifications, started: started, mockTime: active.now,
+            outcome: JournalOutcome(notificationStatus: answer.status, dropped: false),
+            latencyMilliseconds: answer.milliseconds
+        ) {
+            $0.clientId = audience
+            $0.userKey = order.userKey
+            $0.sub = active.world.users[order.userKey].flatMap { user in
+                active.world.appGroups[order.appGroupId].map { active.world.subject(of: user, teamId: $0.teamId) }
+            }
+            $0.status = answer.status
+            $0.reason =
+                order.defect.map { "made to order with defect \($0.rawValue): \(answer.outcome)" }
+                ?? "made to order: \(answer.outcome)"
+            $0.notificationType = order.kind.notificationType(active.world.settings)
+            $0.url = order.url
+        }
         return (
             minted,
             Verdict(
@@ -201,19 +206,17 @@ struct MintController: Sendable {
         let defect = members["defect"].flatMap {
             reader.choice($0, at: root.member("defect"), of: NotificationForgery.Defect.allCases.map(\.rawValue))
         }.flatMap(NotificationForgery.Defect.init(rawValue:))
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         let active = try await state.current()
         let world = active.world
         guard let groupId, let group = world.appGroups[groupId] else {
-            throw LifecycleRefusal(
-                kind: .notFound, message: "no app group \"\(groupId ?? "")\" in scenario \"\(world.scenario.name)\"")
+            throw ControlRefusal.notFound("no app group \"\(groupId ?? "")\" in scenario \"\(world.scenario.name)\"")
         }
         guard let userKey = user ?? world.users.keys.sorted().first else {
-            throw LifecycleRefusal(kind: .notFound, message: "the scenario has no users")
+            throw ControlRefusal.notFound("the scenario has no users")
         }
         guard let target = url ?? group.notificationUrl else {
-            throw LifecycleRefusal(
-                kind: .notApplicable, message: "app group \(groupId) registers no notificationUrl; send url")
+            throw ControlRefusal.notApplicable("app group \(groupId) registers no notificationUrl; send url")
         }
         return (
             NotificationOrder(

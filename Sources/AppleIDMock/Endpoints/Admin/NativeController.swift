@@ -16,9 +16,9 @@ struct NativeController: Sendable {
         var reader = JSONReader()
         let body = try await AdminBody.json(request)
         let parsed = NativeAuthorizationRequest.read(body, reader: &reader)
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         guard let parsed else {
-            throw ScenarioError(file: "request body", reason: "clientId and user (or userId) are required")
+            throw ControlRefusal.invalidBody("clientId and user (or userId) are required")
         }
         let active = try await state.current()
         let world = active.world
@@ -31,16 +31,15 @@ struct NativeController: Sendable {
                 hidesEmail: parsed.hideEmail ?? user.hideEmail,
                 redirectUri: nil, nonce: parsed.nonce),
             state: state, active: active)
-        let subject = IdentityTokenFactory.Subject(
-            user: user, consent: outcome.consent, client: client, nonce: parsed.nonce, authTime: now)
-        let claims = IdentityTokenFactory(world: outcome.world).claims(
-            for: subject, source: .native(code: outcome.code), now: now)
+        let token = try outcome.identityToken(
+            client: client, nonce: parsed.nonce, source: .native(code: outcome.code), active: active)
         let identity = outcome.world.emailIdentity(of: user, consent: outcome.consent, teamId: client.teamId)
         let wantsName = outcome.isFirst && outcome.consent.scopes.contains("name")
         let credential = NativeCredential(
-            user: claims.sub, state: parsed.state, authorizedScopes: outcome.isFirst ? outcome.consent.scopes : [],
+            user: token.claims.sub, state: parsed.state,
+            authorizedScopes: outcome.isFirst ? outcome.consent.scopes : [],
             authorizationCode: outcome.code,
-            identityToken: try TokenMinter.sign(claims, with: active.keys.signing),
+            identityToken: token.jws,
             email: outcome.isFirst ? identity?.email : nil,
             fullName: wantsName ? .init(givenName: user.name?.firstName, familyName: user.name?.lastName) : nil,
             realUserStatus: user.realUserStatus)
@@ -56,8 +55,7 @@ struct NativeController: Sendable {
         }
         let query = request.uri.queryParameters
         guard let clientId = query["clientId"].map(String.init), let userId = query["userId"].map(String.init) else {
-            throw ScenarioError(
-                file: "request", path: "?clientId&userId", reason: "pass clientId (a bundle id) and userId (a sub)")
+            throw ControlRefusal.invalidQuery("clientId&userId", "pass clientId (a bundle id) and userId (a sub)")
         }
         let active = try await state.current()
         let client = try Self.appClient(clientId, in: active.world)
@@ -80,36 +78,33 @@ struct NativeController: Sendable {
 
     /// The user named by `userId` (the current id, or during a migration window the old team's) or by `user`.
     static func user(_ request: NativeAuthorizationRequest, client: World.Client, world: World, now: Date)
-        throws(LifecycleRefusal) -> User
+        throws(ControlRefusal) -> User
     {
         if let userId = request.userId {
             let teams =
                 [client.teamId] + (world.openTransfer(of: client.appGroupId, at: now).map { [$0.fromTeam] } ?? [])
             let match = teams.lazy.compactMap { world.user(withSubject: userId, teamId: $0) }.first
             guard let match else {
-                throw LifecycleRefusal(kind: .notFound, message: "no user with id \(userId) for \(client.id)")
+                throw ControlRefusal.notFound("no user with id \(userId) for \(client.id)")
             }
             return match
         }
         guard let hint = request.user, let user = world.user(matching: hint) else {
-            throw LifecycleRefusal(
-                kind: .notFound,
-                message: "no user matching \"\(request.user ?? "")\" in scenario \"\(world.scenario.name)\"")
+            throw ControlRefusal.notFound(
+                "no user matching \"\(request.user ?? "")\" in scenario \"\(world.scenario.name)\"")
         }
         return user
     }
 
     /// The App ID `clientId`, or a refusal naming why it is not one.
-    static func appClient(_ clientId: String, in world: World) throws(LifecycleRefusal) -> World.Client {
+    static func appClient(_ clientId: String, in world: World) throws(ControlRefusal) -> World.Client {
         guard let client = world.clients[clientId] else {
-            throw LifecycleRefusal(
-                kind: .notFound, message: "no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"")
+            throw ControlRefusal.notFound("no client \"\(clientId)\" in scenario \"\(world.scenario.name)\"")
         }
         guard client.kind == .app else {
             let bundle = world.appGroups[client.appGroupId]?.primaryBundleId ?? "its bundle id"
-            throw LifecycleRefusal(
-                kind: .notApplicable,
-                message: "\(clientId) is a Services ID (web); native sign-in uses a bundle id such as \(bundle)")
+            throw ControlRefusal.notApplicable(
+                "\(clientId) is a Services ID (web); native sign-in uses a bundle id such as \(bundle)")
         }
         return client
     }

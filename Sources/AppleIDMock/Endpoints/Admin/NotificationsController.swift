@@ -15,7 +15,7 @@ struct NotificationsController: Sendable {
         group.get(RouterPath(AdminPath.notification)) { _, context in
             let id = context.parameters.get("id") ?? ""
             guard let record = try await self.state.notification(id) else {
-                throw LifecycleRefusal(kind: .notFound, message: "no notification \"\(id)\"")
+                throw ControlRefusal.notFound("no notification \"\(id)\"")
             }
             return Responses.adminJSON(self.view(record, signing: try await context.active(in: self.state)))
         }
@@ -47,7 +47,7 @@ struct NotificationsController: Sendable {
         var durationMilliseconds: Int
         var httpStatus: Int?
         /// As recorded: `delivered`, `http 503`, or the HTTP client's error text.
-        var outcome: String
+        var outcome: DeliveryOutcome
         /// For people: "connection refused by localhost:3000", "localhost:3000 answered HTTP 503".
         var summary: String
     }

@@ -10,7 +10,7 @@ struct OpenAPIController: Sendable {
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.get(RouterPath(AdminPath.openAPI)) { _, _ in
             guard let document = Self.document else {
-                throw AdminError(status: .notFound, code: "not_found", message: "the OpenAPI document is not installed")
+                throw ControlRefusal.notFound("the OpenAPI document is not installed")
             }
             return Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],

@@ -27,9 +27,9 @@ struct ScenariosController: Sendable {
         let name = reader.object(body, at: .root, allowed: ["name"]).flatMap { members in
             reader.required(members, "name", at: .root).flatMap { reader.string($0, at: JSONPath.root.member("name")) }
         }
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         guard let name else {
-            throw ScenarioError(file: "request body", path: "$.name", reason: "missing required field")
+            throw ControlRefusal.invalidBody("missing required field", at: "$.name")
         }
         try await state.activate(name)
         logger.info("scenario switched", metadata: ["idp.scenario": .string(name)])
@@ -53,11 +53,11 @@ struct ScenariosController: Sendable {
         let query = request.uri.queryParameters
         let name = query["name"].map(String.init) ?? ""
         if let problem = ScenarioCatalog.nameProblem(name) {
-            throw ScenarioError(file: "request", path: "?name", reason: problem)
+            throw ControlRefusal.invalidQuery("name", problem)
         }
         let data = try await AdminBody.data(request)
         guard let json = String(data: data, encoding: .utf8) else {
-            throw ScenarioError(file: "request body", reason: "not UTF-8 text")
+            throw ControlRefusal.invalidBody("not UTF-8 text")
         }
         let activate = query["activate"] == "true"
         try await state.install(json: json, name: name, activate: activate)

@@ -34,13 +34,13 @@ struct TransfersController: Sendable {
         let toTeam = reader.required(members, "toTeam", at: root).flatMap {
             reader.string($0, at: root.member("toTeam"))
         }
-        try AdminBody.check(reader)
+        try reader.refuseBodyIfInvalid()
         guard let groupHint, let toTeam else {
-            throw ScenarioError(file: "request body", reason: "appGroup and toTeam are required")
+            throw ControlRefusal.invalidBody("appGroup and toTeam are required")
         }
         let world = try await context.active(in: state).world
         guard let groupId = world.appGroups[groupHint]?.id ?? world.clients[groupHint]?.appGroupId else {
-            throw LifecycleRefusal(kind: .notFound, message: "no app group or client id \"\(groupHint)\"")
+            throw ControlRefusal.notFound("no app group or client id \"\(groupHint)\"")
         }
         let transfer = try await state.startTransfer(appGroupId: groupId, toTeam: toTeam)
         logger.info(

@@ -103,7 +103,6 @@ struct AuthorizeController: Sendable {
         _ authorization: AuthorizationRequest, userKey: String, hidesEmail: Bool, active: ActiveScenario,
         journal: JournalDraft?
     ) async throws -> Response {
-        let now = active.now
         let outcome = try await CodeIssuance.issue(
             .init(
                 userKey: userKey, client: authorization.client, scopes: authorization.scopes, hidesEmail: hidesEmail,
@@ -115,12 +114,10 @@ struct AuthorizeController: Sendable {
         journal?.note(issued: "code", outcome.code)
         var fields = [("code", outcome.code)]
         if authorization.wantsIdToken {
-            let subject = IdentityTokenFactory.Subject(
-                user: outcome.user, consent: outcome.consent, client: authorization.client, nonce: authorization.nonce,
-                authTime: now)
-            let claims = IdentityTokenFactory(world: outcome.world).claims(
-                for: subject, source: .authorize(code: outcome.code), now: now)
-            fields.append(("id_token", try TokenMinter.sign(claims, with: active.keys.signing)))
+            let token = try outcome.identityToken(
+                client: authorization.client, nonce: authorization.nonce, source: .authorize(code: outcome.code),
+                active: active)
+            fields.append(("id_token", token.jws))
         }
         if let state = authorization.state { fields.append(("state", state)) }
         if outcome.isFirst && [.formPost, .webMessage].contains(authorization.responseMode)

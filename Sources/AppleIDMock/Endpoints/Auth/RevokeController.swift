@@ -46,19 +46,8 @@ struct RevokeController: Sendable {
                 metadata: ["idp.client_id": .string(client.id)])
             return Responses.emptyOK()
         }
-        let now = active.now
-        let state = self.state
-        let revokedUser = try await state.withSession(active) { session, world in
-            let revoked = try await session.revoke(token: token, clientId: client.id, hint: hint, now: now)
-            if let revoked, world.settings.notifyOnRevokeEndpoint, let user = world.users[revoked] {
-                // `notifyOnRevokeEndpoint`: whether Apple sends consent-revoked here is not confirmed.
-                let draft = NotificationDraft(
-                    appGroupId: client.appGroupId, kind: .consentRevoked,
-                    sub: world.subject(of: user, teamId: client.teamId), email: nil, eventTime: now)
-                try await state.emit([draft], in: session, active: active)
-            }
-            return revoked
-        }
+        let revokedUser = try await Revocation.revoke(
+            token: token, hint: hint, client: client, state: state, active: active)
         journal?.note(userKey: revokedUser)
         logger.info(
             "revoke",

@@ -183,7 +183,7 @@ extension MockState {
 
     /// Empties the mailbox and the day's counts.
     func clearMail() async throws {
-        try await store.transaction { try await $0.clear(Spaces.mailSpaces) }
+        try await store.transaction { try await $0.clear(Spaces.mailSpaces.map(\.name)) }
     }
 
     // MARK: - Helpers

@@ -21,6 +21,7 @@ final class MemoryTransaction: StateTransaction {
     }
 
     func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value, index: EntryIndex) async throws {
+        try Spaces.require(space.name)
         let ref = EntryRef(space: space.name, key: key)
         let seq = current(ref)?.seq ?? store.tables.withLock { $0.takeSeq() }
         changes.writes[ref] = MemoryEntry(value: value, index: index, seq: seq)
@@ -56,6 +57,7 @@ final class MemoryTransaction: StateTransaction {
     }
 
     func clear(_ spaces: [String]) async throws {
+        for space in spaces { try Spaces.require(space) }
         changes.cleared.append(contentsOf: spaces.filter { !changes.cleared.contains($0) })
         changes.writes = changes.writes.filter { !spaces.contains($0.key.space) }
     }

@@ -24,6 +24,7 @@ final class PostgresTransaction: StateTransaction {
     }
 
     func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value, index: EntryIndex) async throws {
+        try Spaces.require(space.name)
         let text = String(decoding: try StoreCoding.encoder.encode(value), as: UTF8.self)
         try await connection.query(
             """
@@ -38,6 +39,7 @@ final class PostgresTransaction: StateTransaction {
     /// One statement for the whole batch (the journal's writes), not a round trip per entry.
     func putAll<Value>(_ space: StoreSpace<Value>, _ entries: [(key: String, value: Value)]) async throws {
         guard !entries.isEmpty else { return }
+        try Spaces.require(space.name)
         let keys = entries.map(\.key)
         let values = try entries.map { String(decoding: try StoreCoding.encoder.encode($0.value), as: UTF8.self) }
         try await connection.query(
@@ -77,6 +79,7 @@ final class PostgresTransaction: StateTransaction {
     }
 
     func clear(_ spaces: [String]) async throws {
+        for space in spaces { try Spaces.require(space) }
         try await connection.query("DELETE FROM apple_id_mock_entries WHERE space = ANY(\(spaces))", logger: logger)
     }
 

@@ -14,7 +14,7 @@ enum RouteGroup: Sendable, Equatable {
 
     /// The group of `path` (the path of a URI, without its query).
     init(path: some StringProtocol) {
-        let components = path.split(separator: "/")
+        let components = path.split(separator: "/").map(Substring.init)
         switch components.first {
         case Substring(ApplePath.group):
             self = .apple(endpoint: components.count > 1 ? String(components[1]) : nil)

@@ -60,7 +60,7 @@ struct MailDeskTests {
                 return query
             }(), recorder: services.journal)
         #expect(journal.map(\.method) == ["DATA", "RCPT"])
-        #expect(journal.allSatisfy { $0.outcome == "ok" && $0.userKey == "sam" })
+        #expect(journal.allSatisfy { $0.outcome == .ok && $0.userKey == "sam" })
     }
 
     @Test("refused at RCPT and after DATA: kept with the reason, nothing counted")

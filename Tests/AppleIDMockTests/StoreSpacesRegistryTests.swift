@@ -32,7 +32,9 @@ struct StoreSpacesRegistryTests {
     private func samples() throws -> [Sample] {
         let claims = try StoreCoding.decoder.decode(
             NotificationClaims.self,
-            from: Data(#"{"iss":"https://appleid.apple.com","aud":"com.example.app","iat":1,"exp":2,"jti":"j1","events":"{}"}"#.utf8))
+            from: Data(
+                #"{"iss":"https://appleid.apple.com","aud":"com.example.app","iat":1,"exp":2,"jti":"j1","events":"{}"}"#
+                    .utf8))
         return [
             try Sample(
                 Spaces.consents,

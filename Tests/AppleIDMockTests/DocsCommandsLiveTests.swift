@@ -37,7 +37,10 @@ struct DocsCommandsLiveTests {
             ]),
         Walkthrough(
             blocks: [("docs/button-images.md", 0)],
-            expected: ["200 image/png", "89 50 4e 47 0d 0a 1a 0a 00 00 00 0d 49 48 44 52 00 00 01 90 00 00 00 58", "Page Not Found", "\n404\n"]),
+            expected: [
+                "200 image/png", "89 50 4e 47 0d 0a 1a 0a 00 00 00 0d 49 48 44 52 00 00 01 90 00 00 00 58",
+                "Page Not Found", "\n404\n",
+            ]),
         Walkthrough(
             blocks: [("docs/backend-app-transfer.md", 0)], arguments: ["--scenario", "transfer"],
             expected: [

@@ -9,6 +9,9 @@ import Testing
 /// `redirect_uri`, and the relay domain setting, over the router.
 @Suite("Native upgrade, empty redirect_uri, relay domain")
 struct NativeUpgradeRouterTests {
+    /// A backend check that trusts the suffix instead of `is_private_email`: the bug under test.
+    private static func suffixCheck(_ email: String) -> Bool { email.hasSuffix("@privaterelay.appleid.com") }
+
     private static func native(_ client: some TestClientProtocol, _ body: String) async throws -> TestResponse {
         try await client.postJSON("/__admin/native/authorize", body)
     }
@@ -61,7 +64,9 @@ struct NativeUpgradeRouterTests {
         }
     }
 
-    @Test("after an earlier sign-in that shared email, the upgrade's credential still has none; the token follows the consent")
+    @Test(
+        "after an earlier sign-in that shared email, the upgrade's credential still has none; the token follows the consent"
+    )
     func upgradeAfterConsent() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in
@@ -128,17 +133,17 @@ struct NativeUpgradeRouterTests {
         #expect(throws: AppleError.self) { try redeem("https://example.com/cb", .accept) }
     }
 
-    @Test("relayDomain private.icloud.com: new relay addresses use it, is_private_email stays true, and a suffix check is caught")
+    @Test(
+        "relayDomain private.icloud.com: new relay addresses use it, is_private_email stays true, and a suffix check is caught"
+    )
     func relayDomain() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
-        /// A backend check that trusts the suffix instead of `is_private_email`: the bug under test.
-        func suffixCheck(_ email: String) -> Bool { email.hasSuffix("@privaterelay.appleid.com") }
         try await app.test(.router) { client in
             let before = try await Self.native(
                 client, #"{"clientId":"com.example.app","user":"sam","scopes":["email"]}"#
             ).json
             let oldAddress = try #require(before["email"] as? String)
-            #expect(suffixCheck(oldAddress))
+            #expect(Self.suffixCheck(oldAddress))
 
             let patch = try await client.postJSON(
                 "/__admin/settings", #"{"relayDomain":"private.icloud.com"}"#, method: .patch)
@@ -151,7 +156,7 @@ struct NativeUpgradeRouterTests {
             let claims = Fixture.claims(of: credential["identityToken"] as? String ?? "")
             #expect(claims["email"] as? String == address && claims["is_private_email"] as? Bool == true)
             // The backend's suffix check calls a relay address a real one: the mock exposes it.
-            #expect(!suffixCheck(address), "the suffix check misses \(address), which the token marks private")
+            #expect(!Self.suffixCheck(address), "the suffix check misses \(address), which the token marks private")
 
             // Both addresses still name their users (the control plane, and so the mail relay).
             let world = try Fixture.defaultWorld()

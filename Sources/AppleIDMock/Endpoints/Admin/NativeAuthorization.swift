@@ -66,7 +66,8 @@ struct NativeAuthorizationRequest: Sendable {
         let hide = members["hideEmail"].flatMap { reader.bool($0, at: root.member("hideEmail")) }
         guard let clientId, user != nil || userId != nil else { return nil }
         return NativeAuthorizationRequest(
-            flow: flow, clientId: clientId, user: user, userId: userId, scopes: Array(Set(scopes)).sorted(), nonce: nonce,
+            flow: flow, clientId: clientId, user: user, userId: userId, scopes: Array(Set(scopes)).sorted(),
+            nonce: nonce,
             state: state,
             hideEmail: hide)
     }

@@ -33,7 +33,7 @@ struct DocsCommandsLiveTests {
             blocks: [("docs/backend-ios-login.md", 2)],
             expected: [
                 #""state" : "upgrade-1""#, #""email" : null"#, #""fullName" : null"#, #""id_token":"#,
-                #""nonce":""#, #""state":"authorized""#,
+                #""nonce":""#, #""state" : "authorized""#,
             ]),
         Walkthrough(
             blocks: [("docs/button-images.md", 0)],

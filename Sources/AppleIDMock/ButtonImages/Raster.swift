@@ -53,17 +53,25 @@ struct Raster: Sendable {
 
     /// Source-over compositing of `colour` at `amount` coverage onto the pixel at byte `index`.
     private mutating func blend(_ colour: Colour, amount: Double, at index: Int) {
+        if amount >= 1, colour.alpha == 255 {
+            pixels[index] = colour.red
+            pixels[index + 1] = colour.green
+            pixels[index + 2] = colour.blue
+            pixels[index + 3] = 255
+            return
+        }
         let sourceAlpha = Double(colour.alpha) / 255 * amount
         let destinationAlpha = Double(pixels[index + 3]) / 255
         let outAlpha = sourceAlpha + destinationAlpha * (1 - sourceAlpha)
         guard outAlpha > 0 else { return }
-        let channels = [colour.red, colour.green, colour.blue]
-        for channel in 0..<3 {
-            let source = Double(channels[channel])
-            let destination = Double(pixels[index + channel])
-            let mixed = (source * sourceAlpha + destination * destinationAlpha * (1 - sourceAlpha)) / outAlpha
-            pixels[index + channel] = UInt8(min(255, max(0, mixed.rounded())))
+        let keep = destinationAlpha * (1 - sourceAlpha)
+        func mixed(_ source: UInt8, _ destination: UInt8) -> UInt8 {
+            let value = (Double(source) * sourceAlpha + Double(destination) * keep) / outAlpha
+            return UInt8(min(255, max(0, value.rounded())))
         }
+        pixels[index] = mixed(colour.red, pixels[index])
+        pixels[index + 1] = mixed(colour.green, pixels[index + 1])
+        pixels[index + 2] = mixed(colour.blue, pixels[index + 2])
         pixels[index + 3] = UInt8(min(255, max(0, (outAlpha * 255).rounded())))
     }
 }

@@ -83,6 +83,24 @@ extension MockAppleID {
             .post, AdminPath.absolute(AdminPath.nativeAuthorize), json: order, as: NativeCredential.self)
     }
 
+    /// Upgrades `user`'s existing password account in the app `bundleId` to Sign in with Apple, as an
+    /// account modification extension's `getSignInWithAppleUpgradeAuthorization(state:nonce:)` would:
+    /// no scopes, so no email or name in the credential; `state` and `nonce` come back as sent.
+    public func upgradeNative(
+        _ user: String, bundleId: String, state: String? = nil, nonce: String? = nil
+    ) async throws -> NativeCredential {
+        struct Order: Encodable {
+            var flow = "upgrade"
+            var clientId: String
+            var user: String
+            var state: String?
+            var nonce: String?
+        }
+        let order = Order(clientId: bundleId, user: user, state: state, nonce: nonce)
+        return try await call(
+            .post, AdminPath.absolute(AdminPath.nativeAuthorize), json: order, as: NativeCredential.self)
+    }
+
     /// A valid `client_secret` for `clientId` (ES256, signed with the bundled developer key of its
     /// team), good for `lifetime` on the mock's clock.
     public func clientSecret(for clientId: String, lifetime: Duration = .seconds(3600)) async throws -> String {

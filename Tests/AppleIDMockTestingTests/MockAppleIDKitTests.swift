@@ -72,6 +72,20 @@ struct MockAppleIDKitTests {
         }
     }
 
+    @Test("an account upgrade: state and nonce as sent, no email or name, a code the backend exchanges")
+    func routerUpgrade() async throws {
+        try await MockAppleID.run(.router) { mock in
+            let upgrade = try await mock.upgradeNative("maria", bundleId: Self.appClient, state: "s-up", nonce: "n-up")
+            #expect(upgrade.state == "s-up" && upgrade.email == nil && upgrade.fullName == nil)
+            #expect(upgrade.authorizedScopes.isEmpty)
+            let token = try await Self.verify(
+                upgrade.identityToken, jwks: try await mock.keys(), audience: Self.appClient)
+            #expect(token.subject.value == upgrade.user && token.nonce == "n-up" && token.email == nil)
+            let tokens = try await mock.exchange(code: upgrade.authorizationCode, clientId: Self.appClient)
+            #expect(tokens.refreshToken != nil)
+        }
+    }
+
     @Test("the mock's clock: start frozen, move it, and a code expires without sleeping")
     func clock() async throws {
         let start = Date(timeIntervalSince1970: 1_800_000_000)

@@ -30,6 +30,18 @@ struct DocsCommandsLiveTests {
             ],
             expected: [#""identityToken""#, #""id_token":"#, #""notificationIds""#, #""attempts""#]),
         Walkthrough(
+            blocks: [("docs/backend-ios-login.md", 2)],
+            expected: [
+                #""state" : "upgrade-1""#, #""email" : null"#, #""fullName" : null"#, #""id_token":"#,
+                #""nonce":""#, #""state" : "authorized""#,
+            ]),
+        Walkthrough(
+            blocks: [("docs/button-images.md", 0)],
+            expected: [
+                "200 image/png", "89 50 4e 47 0d 0a 1a 0a 00 00 00 0d 49 48 44 52 00 00 01 90 00 00 00 58",
+                "Page Not Found", "\n404\n",
+            ]),
+        Walkthrough(
             blocks: [("docs/backend-app-transfer.md", 0)], arguments: ["--scenario", "transfer"],
             expected: [
                 #""transfer_sub":""#, #""is_private_email":true"#, "transferred", #"{"error":"invalid_request"}"#,

@@ -158,6 +158,21 @@ def test_deleting_an_account_in_the_page_notifies_the_app_group(mock, receiver, 
     wait(browser, lambda d: len(receiver.received) == 2, "the receiver got it again", seconds=10)
 
 
+def test_upgrading_an_account_in_the_page_shows_a_credential_without_email_or_name(mock, browser):
+    open_dashboard(browser, mock)
+    row = "[data-user=maria] button[aria-label='Upgrade on a device: maria in example']"
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, row), "maria's row is shown")
+    click(browser, By.CSS_SELECTOR, row)
+    wait_result(browser, "users", "maria upgraded an existing com.example.app account to Sign in with Apple")
+    assert browser.find_element(By.ID, "device-title").text == "maria upgraded an existing account in com.example.app on a device"
+    credential = browser.find_element(By.ID, "device-credential").text
+    assert "maria.ruiz@example.org" not in credential and "Maria" not in credential
+    decoded = browser.find_element(By.ID, "device-token-decoded").text
+    assert '"aud": "com.example.app"' in decoded and '"email"' not in decoded
+    wait(browser, lambda d: "no scopes" in d.find_element(By.CSS_SELECTOR, "[data-user=maria] tbody tr").text,
+         "the consent shows no scopes")
+
+
 def test_a_token_request_made_with_curl_appears_in_the_journal_without_a_reload(mock, browser, screenshots):
     open_dashboard(browser, mock)
     credential = mock.admin("POST", "/__admin/native/authorize", {"clientId": "com.example.app", "user": "sam"})

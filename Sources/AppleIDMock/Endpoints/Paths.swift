@@ -79,6 +79,11 @@ package enum ServerPath {
     package static let health = "/health"
     /// Sign in with Apple JS and its typings, at Apple's CDN path (any `ll_CC` locale folder).
     package static let signInJSFile = "/appleauth/static/jsapi/appleid/1/:locale/:file"
+    /// Apple's button images (on `appleid.cdn-apple.com`): logo and label centred, at chosen
+    /// positions from the left, or the logo alone.
+    package static let buttonImage = "/appleid/button"
+    package static let buttonImageLeft = "/appleid/button/left"
+    package static let buttonImageLogo = "/appleid/button/logo"
     /// The script as pages name it (Apple's path on `appleid.cdn-apple.com`).
     package static let signInJS = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
 }

@@ -35,9 +35,12 @@ enum GrantRules {
     }
 
     /// Exchanges a code, applying Apple's checks in order; returns it marked as redeemed.
+    /// `emptyRedirectUri` says what `redirect_uri=""` does to a code issued without a return URL
+    /// (a native code).
     static func redeem(
         _ record: AuthorizationCodeRecord?, consent: Consent?, clientId: String, redirectUri: String?,
-        codeVerifier: String?, pkce: MockSettings.PKCEMode, now: Date
+        codeVerifier: String?, pkce: MockSettings.PKCEMode,
+        emptyRedirectUri: MockSettings.NativeEmptyRedirectUri = .refuse, now: Date
     ) throws(AppleError) -> AuthorizationCodeRecord {
         guard var record else { throw .codeExpired }
         if record.redeemedAt != nil { throw .codeUsed }
@@ -48,10 +51,17 @@ enum GrantRules {
             throw .invalidGrant(
                 clientMismatch(clientId), reason: "the code was issued to \(record.clientId), not \(clientId)")
         }
-        if record.redirectUri != nil && redirectUri == nil {
+        if record.redirectUri != nil && (redirectUri ?? "").isEmpty {
             throw .invalidRequest("redirect_uri is required: the authorization used one")
         }
-        guard record.redirectUri == redirectUri else {
+        if record.redirectUri == nil, redirectUri == "" {
+            guard emptyRedirectUri == .accept else {
+                throw .invalidGrant(
+                    "redirect_uri mismatch. The code was not issued to .",
+                    reason: "redirect_uri is present but empty, and this native code was issued without one: "
+                        + "omit the parameter (setting nativeEmptyRedirectUri: accept lets it pass)")
+            }
+        } else if record.redirectUri != redirectUri {
             throw .invalidGrant("redirect_uri mismatch. The code was not issued to \(redirectUri ?? "").")
         }
         try checkPKCE(record: record, verifier: codeVerifier, mode: pkce)

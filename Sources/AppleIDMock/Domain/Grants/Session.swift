@@ -84,14 +84,14 @@ struct Session {
     /// Exchanges a code (see `GrantRules.redeem`); the code is spent on success.
     func redeem(
         code: String, clientId: String, redirectUri: String?, codeVerifier: String?, pkce: MockSettings.PKCEMode,
-        now: Date
+        emptyRedirectUri: MockSettings.NativeEmptyRedirectUri = .refuse, now: Date
     ) async throws -> AuthorizationCodeRecord {
         let stored = try await transaction.get(Spaces.codes, code)
         if stored == nil, try await transaction.get(Spaces.spentCodes, code) != nil { throw AppleError.codeUsed }
         let consent = try await consent(behind: stored.map { ($0.userKey, $0.appGroupId) })
         let record = try GrantRules.redeem(
             stored, consent: consent, clientId: clientId, redirectUri: redirectUri, codeVerifier: codeVerifier,
-            pkce: pkce, now: now)
+            pkce: pkce, emptyRedirectUri: emptyRedirectUri, now: now)
         try await spend(code: record, now: now)
         return record
     }

@@ -26,7 +26,7 @@ struct TokenIssuance: Sendable {
         let issued = try await state.withSession(active) { session, world in
             let record = try await session.redeem(
                 code: code, clientId: client.id, redirectUri: redirectUri, codeVerifier: codeVerifier,
-                pkce: world.settings.pkce, now: now)
+                pkce: world.settings.pkce, emptyRedirectUri: world.settings.nativeEmptyRedirectUri, now: now)
             guard let user = world.users[record.userKey],
                 let consent = try await session.consent(userKey: record.userKey, appGroupId: record.appGroupId)
             else { throw AppleError.codeExpired }

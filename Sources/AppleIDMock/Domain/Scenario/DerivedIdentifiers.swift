@@ -18,10 +18,11 @@ enum DerivedIdentifiers {
         }
     }
 
-    /// The relay address of a user for a team.
-    static func relayEmail(userKey: String, teamId: String) -> String {
-        relays.value(for: Pair(userKey: userKey, teamId: teamId)) {
-            IdentifierDerivation.relayEmail(userKey: userKey, teamId: teamId)
+    /// The relay address of a user for a team, in `domain`.
+    static func relayEmail(userKey: String, teamId: String, domain: MockSettings.RelayDomain) -> String {
+        let local = relays.value(for: Pair(userKey: userKey, teamId: teamId)) {
+            IdentifierDerivation.relayLocalPart(userKey: userKey, teamId: teamId)
         }
+        return local + "@" + domain.rawValue
     }
 }

@@ -13,9 +13,17 @@ enum IdentifierDerivation {
         return prefix.zeroPadded(6) + "." + middle + "." + suffix.zeroPadded(4)
     }
 
-    /// The user's relay address for a team: 10 lowercase alphanumerics `@privaterelay.appleid.com`.
-    static func relayEmail(userKey: String, teamId: String) -> String {
-        token(purpose: "relay", length: 10, teamId, userKey) + "@privaterelay.appleid.com"
+    /// The user's relay address for a team: 10 lowercase alphanumerics `@` the relay domain
+    /// (`privaterelay.appleid.com` unless the setting `relayDomain` says otherwise).
+    static func relayEmail(
+        userKey: String, teamId: String, domain: MockSettings.RelayDomain = .privaterelay
+    ) -> String {
+        relayLocalPart(userKey: userKey, teamId: teamId) + "@" + domain.rawValue
+    }
+
+    /// The part of the user's relay address for a team before the `@`: the same in every relay domain.
+    static func relayLocalPart(userKey: String, teamId: String) -> String {
+        token(purpose: "relay", length: 10, teamId, userKey)
     }
 
     /// A deterministic lowercase alphanumeric string of `length` characters.

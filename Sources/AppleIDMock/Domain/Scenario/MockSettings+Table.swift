@@ -91,6 +91,8 @@ extension MockSettings {
         .integer("mailDailyLimit", 1...100_000, \.mailDailyLimit),
         .flag("mailRequireDkimSignature", \.mailRequireDkimSignature),
         .choice("mailUnregisteredSenders", \.mailUnregisteredSenders),
+        .choice("nativeEmptyRedirectUri", \.nativeEmptyRedirectUri),
+        .choice("relayDomain", \.relayDomain),
         .flag("omitIsPrivateEmailWhenFalse", \.omitIsPrivateEmailWhenFalse),
         .flag("refreshReturnsIdToken", \.refreshReturnsIdToken),
         .flag("requireHttpsRedirectUris", \.requireHttpsRedirectUris),

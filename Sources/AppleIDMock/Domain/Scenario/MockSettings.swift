@@ -90,6 +90,24 @@ struct MockSettings: Sendable, Codable, Equatable {
         case drop
     }
 
+    /// What the code exchange does with a `redirect_uri` that is present but empty on a native code
+    /// (one issued without a return URL). In 2026 backends forwarding `redirect_uri=""` for native
+    /// codes failed against Apple (reference §18); Apple's exact answer is not known.
+    enum NativeEmptyRedirectUri: String, Sendable, Codable, CaseIterable {
+        /// `invalid_grant`, as for a mismatched return URL.
+        case refuse
+        /// Read as absent: the exchange goes on.
+        case accept
+    }
+
+    /// The domain of the relay addresses the mock derives (reference §7, §18).
+    enum RelayDomain: String, Sendable, Codable, CaseIterable {
+        /// The domain of Sign in with Apple's relay addresses.
+        case privaterelay = "privaterelay.appleid.com"
+        /// The domain Apple's June 2026 Hide My Email news names for new addresses.
+        case privateICloud = "private.icloud.com"
+    }
+
     /// id_token lifetime (86400 today; 600 before 2021).
     var idTokenLifetimeSeconds = 86_400
     /// Authorization code lifetime.
@@ -149,6 +167,11 @@ struct MockSettings: Sendable, Codable, Equatable {
     var mailRequireDkimSignature = false
     /// What the email relay does with mail from an unregistered sender (reference §16: both seen).
     var mailUnregisteredSenders = UnregisteredSenders.bounce
+
+    /// What a native code exchange with `redirect_uri=""` gets.
+    var nativeEmptyRedirectUri = NativeEmptyRedirectUri.refuse
+    /// The domain of relay addresses (the mail relay takes mail for every `RelayDomain`).
+    var relayDomain = RelayDomain.privaterelay
 
     init() {}
 }

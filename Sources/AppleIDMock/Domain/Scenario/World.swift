@@ -73,7 +73,7 @@ final class World: Sendable {
         return scenario.users.first { user in
             if !user.email.isEmpty, user.email.lowercased() == lowered { return true }
             return teams.keys.contains { teamId in
-                subject(of: user, teamId: teamId) == hint || relayEmail(of: user, teamId: teamId) == lowered
+                subject(of: user, teamId: teamId) == hint || isRelayEmail(lowered, of: user, teamId: teamId)
             }
         }
     }
@@ -102,8 +102,16 @@ final class World: Sendable {
         [client.teamId] + (openTransfer(of: client.appGroupId, at: now).map { [$0.fromTeam] } ?? [])
     }
 
-    /// The user's relay address for a team.
+    /// The user's relay address for a team, in the relay domain of the settings (`relayDomain`).
     func relayEmail(of user: User, teamId: String) -> String {
-        DerivedIdentifiers.relayEmail(userKey: user.key, teamId: teamId)
+        DerivedIdentifiers.relayEmail(userKey: user.key, teamId: teamId, domain: settings.relayDomain)
+    }
+
+    /// Whether `lowered` (a lowercased address) is the user's relay address for a team in any relay
+    /// domain: addresses handed out before `relayDomain` changed keep reaching the user.
+    func isRelayEmail(_ lowered: String, of user: User, teamId: String) -> Bool {
+        MockSettings.RelayDomain.allCases.contains {
+            DerivedIdentifiers.relayEmail(userKey: user.key, teamId: teamId, domain: $0) == lowered
+        }
     }
 }

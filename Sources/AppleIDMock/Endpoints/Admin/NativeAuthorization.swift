@@ -4,6 +4,17 @@ import Foundation
 /// bundle id, the user and what is requested; the answer is what `ASAuthorizationAppleIDCredential`
 /// hands the iOS app, i.e. what the app then sends its backend.
 struct NativeAuthorizationRequest: Sendable {
+    /// How the app asked for the credential.
+    enum Flow: String, Sendable, CaseIterable {
+        /// `ASAuthorizationAppleIDProvider().createRequest()`: the scopes the app asks for.
+        case signIn
+        /// The account modification extension's `getSignInWithAppleUpgradeAuthorization(state:nonce:)`
+        /// (WWDC20): an existing password account moved to Sign in with Apple. It takes no scopes, so
+        /// the credential has no email or name, and the id_token's email follows the no-scope rule.
+        case upgrade
+    }
+
+    var flow: Flow
     var clientId: String
     /// A user key, email, `sub` or relay address (optional when `userId` is given).
     var user: String?
@@ -16,12 +27,25 @@ struct NativeAuthorizationRequest: Sendable {
     /// Hide My Email at first consent (default: the scenario's choice for the user).
     var hideEmail: Bool?
 
-    static let fieldNames: Set<String> = ["clientId", "user", "userId", "scopes", "nonce", "state", "hideEmail"]
+    static let fieldNames: Set<String> = [
+        "flow", "clientId", "user", "userId", "scopes", "nonce", "state", "hideEmail",
+    ]
 
     /// Reads the JSON body, reporting each bad field with its path.
     static func read(_ value: JSONValue, reader: inout JSONReader) -> NativeAuthorizationRequest? {
         let root = JSONPath.root
         guard let members = reader.object(value, at: root, allowed: fieldNames) else { return nil }
+        let flowName = members["flow"].flatMap {
+            reader.choice($0, at: root.member("flow"), of: Flow.allCases.map(\.rawValue))
+        }
+        let flow = flowName.flatMap(Flow.init(rawValue:)) ?? .signIn
+        if flow == .upgrade {
+            for field in ["scopes", "hideEmail"] where members[field] != nil {
+                reader.report(
+                    root.member(field),
+                    "an upgrade takes no scopes (getSignInWithAppleUpgradeAuthorization has none): leave \(field) out")
+            }
+        }
         let clientId = reader.required(members, "clientId", at: root).flatMap {
             reader.string($0, at: root.member("clientId"))
         }
@@ -42,7 +66,8 @@ struct NativeAuthorizationRequest: Sendable {
         let hide = members["hideEmail"].flatMap { reader.bool($0, at: root.member("hideEmail")) }
         guard let clientId, user != nil || userId != nil else { return nil }
         return NativeAuthorizationRequest(
-            clientId: clientId, user: user, userId: userId, scopes: Array(Set(scopes)).sorted(), nonce: nonce,
+            flow: flow, clientId: clientId, user: user, userId: userId, scopes: Array(Set(scopes)).sorted(),
+            nonce: nonce,
             state: state,
             hideEmail: hide)
     }

@@ -42,7 +42,8 @@ struct TokenController: Sendable {
         case "authorization_code":
             guard let code = try form.field("code") else { throw AppleError.invalidRequest("code is missing") }
             return try await issuance.redeem(
-                code: code, redirectUri: try form.field("redirect_uri"), codeVerifier: try form.field("code_verifier"),
+                code: code, redirectUri: try form.field("redirect_uri", allowEmpty: true),
+                codeVerifier: try form.field("code_verifier"),
                 client: client, active: active)
         case "client_credentials":
             guard let scope = try form.field("scope") else {

@@ -3,12 +3,15 @@ extension World {
     /// The relay domain the mock mints addresses in.
     static let relayDomain = "privaterelay.appleid.com"
 
-    /// The user and team whose relay address `address` is (compared without case).
+    /// The user and team whose relay address `address` is (compared without case), in any relay
+    /// domain (`MockSettings.RelayDomain`): mail for both domains reaches the user.
     func relayOwner(of address: String) -> (user: User, teamId: String)? {
         let lowered = address.lowercased()
-        guard lowered.hasSuffix("@" + Self.relayDomain) else { return nil }
+        guard MockSettings.RelayDomain.allCases.contains(where: { lowered.hasSuffix("@" + $0.rawValue) }) else {
+            return nil
+        }
         for user in scenario.users {
-            for teamId in teams.keys.sorted() where relayEmail(of: user, teamId: teamId) == lowered {
+            for teamId in teams.keys.sorted() where isRelayEmail(lowered, of: user, teamId: teamId) {
                 return (user, teamId)
             }
         }

@@ -95,9 +95,19 @@ export function createUsers(ctx) {
     await ctx.refreshAll();
   }
 
-  function showCredential(user, clientId, credential) {
+  /** The account modification extension's upgrade: no scopes, so no email or name in the credential. */
+  async function upgradeOnDevice(button, user, group) {
+    const clientId = ctx.scenario?.appGroups.find((g) => g.id === group.appGroupId)?.primaryBundleId;
+    const credential = await act("users", button, () => api("POST", "/__admin/native/authorize", { flow: "upgrade", clientId, user: user.key }),
+      `${user.key} upgraded an existing ${clientId} account to Sign in with Apple (no scopes).`);
+    if (!credential) return;
+    showCredential(user, clientId, credential, "upgraded an existing account in");
+    await ctx.refreshAll();
+  }
+
+  function showCredential(user, clientId, credential, how = "signed in to") {
     const panel = document.getElementById("device");
-    document.getElementById("device-title").textContent = `${user.key} signed in to ${clientId} on a device`;
+    document.getElementById("device-title").textContent = `${user.key} ${how} ${clientId} on a device`;
     const pairs = document.getElementById("device-credential");
     const show = (value) => (value === null || value === undefined ? h("span", { class: "muted", text: "nil" }) : typeof value === "object" ? JSON.stringify(value) : String(value));
     pairs.replaceChildren(...[
@@ -127,7 +137,9 @@ export function createUsers(ctx) {
     const actions = h("div", { class: "inline tight" });
     const signIn = h("button", { type: "button", disabled: user.accountDeleted, "aria-label": `Sign in on a device: ${label}`, "data-focus": `signin:${label}` }, "Sign in on a device");
     signIn.addEventListener("click", () => signInOnDevice(signIn, user, group));
-    actions.append(signIn);
+    const upgrade = h("button", { type: "button", disabled: user.accountDeleted, title: "The credential an account modification extension gets (getSignInWithAppleUpgradeAuthorization): no scopes", "aria-label": `Upgrade on a device: ${label}`, "data-focus": `upgrade:${label}` }, "Upgrade account");
+    upgrade.addEventListener("click", () => upgradeOnDevice(upgrade, user, group));
+    actions.append(signIn, upgrade);
     // Kept (disabled) once revoked, so that the result of revoking stays beside it.
     if (consent) {
       const revoke = h("button", { type: "button", class: "danger", disabled: consent.status !== "authorized", "aria-label": `Revoke consent: ${label}`, "data-focus": `revoke:${label}` }, "Revoke consent");

@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import NIOPosix
+
+/// `GET /appleid/button`, `/appleid/button/left` and `/appleid/button/logo` (Apple's button images,
+/// served by `appleid.cdn-apple.com`): PNGs the mock draws for the parameters Apple documents, and
+/// 404 for a parameter out of its range or unknown, as Apple answers. Cacheable, with an ETag, and
+/// loadable from any origin, like the mock's Sign in with Apple JS.
+struct ButtonImageController: Sendable {
+    let logger: Logger
+
+    /// Images already drawn, by request (the locale left out: it does not change the drawing).
+    private static let drawn = BoundedCache<ButtonImageRequest, BundledAsset>(capacity: 256)
+
+    func addRoutes(to router: Router<MockRequestContext>) {
+        let routes: [(String, ButtonImageRequest.Kind)] = [
+            (ServerPath.buttonImage, .centred), (ServerPath.buttonImageLeft, .left),
+            (ServerPath.buttonImageLogo, .logo),
+        ]
+        for (path, kind) in routes {
+            router.get(RouterPath(path)) { request, _ in try await self.serve(kind, request) }
+            router.head(RouterPath(path)) { request, _ in try await self.serve(kind, request).createHeadResponse() }
+        }
+    }
+
+    private func serve(_ kind: ButtonImageRequest.Kind, _ request: Request) async throws -> Response {
+        var asked: ButtonImageRequest
+        do throws(ButtonImageRequest.Refusal) {
+            guard let parameters = try? FormParameters(encoded: request.uri.query ?? "") else {
+                throw ButtonImageRequest.Refusal("the query is not valid percent-encoding")
+            }
+            asked = try ButtonImageRequest.read(kind, parameters.pairs)
+        } catch {
+            logger.notice("button image refused: \(error.reason)", metadata: ["path": "\(request.uri.path)"])
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: "Page Not Found\n\napple-id-mock: \(error.reason)\n")))
+        }
+        asked.locale = ""
+        let image = try await Self.image(for: asked)
+        var headers: HTTPFields = [
+            .contentType: image.contentType,
+            .cacheControl: "public, max-age=300",
+            .eTag: image.etag,
+            .accessControlAllowOrigin: "*",
+            .xContentTypeOptions: "nosniff",
+            .init("Cross-Origin-Resource-Policy")!: "cross-origin",
+        ]
+        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) == image.etag
+        }) == true {
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: image.body))
+    }
+
+    /// The image drawn for `asked`, from the cache or drawn off the event loop (the largest,
+    /// 2250 x 384 pixels, takes a noticeable fraction of a second).
+    private static func image(for asked: ButtonImageRequest) async throws -> BundledAsset {
+        if let known = drawn[asked] { return known }
+        let image = try await NIOThreadPool.singleton.runIfActive {
+            let png = ButtonImageRenderer.png(for: asked)
+            let digest = SHA256.hash(data: png).prefix(8).lowercaseHex
+            return BundledAsset(body: ByteBuffer(bytes: png), contentType: "image/png", etag: "\"\(digest)\"")
+        }
+        drawn.insert(image, for: asked)
+        return image
+    }
+}

@@ -40,8 +40,7 @@ enum Spaces {
         consents.name, deletedAccounts.name, relayOff.name, codes.name, spentCodes.name, accessTokens.name,
         refreshTokens.name,
         migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name, faultCounts.name,
-        mail.name, mailRaw.name, mailQuota.name,
-    ]
+    ] + mailSpaces
 
     /// Every space, for stores that decode rows by space name.
     static let all: [String: AnyStoreSpace] = Dictionary(

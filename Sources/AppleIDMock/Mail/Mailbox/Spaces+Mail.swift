@@ -1,15 +1,25 @@
 /// The mailbox's spaces: cleared with the session on a reset or switch, like the event log.
 extension Spaces {
-    /// Every mail attempt (relayed, refused, replies); key: the record id, in time order.
+    /// Relayed and dropped messages and replies; key: the record id, in time order.
     static let mail = StoreSpace<MailRecord>("mail")
-    /// The message of a record as delivered (or as sent, for refusals and replies); key: the record id.
+    /// Refused attempts, bounded apart from `mail`; key: the record id, in time order.
+    static let mailRefused = StoreSpace<MailRecord>("mail_refused")
+    /// What a record's message is made of (a reply whole; a relayed message as its own header
+    /// lines over the received message of `mailBody`); key: the record id.
     static let mailRaw = StoreSpace<MailMessage>("mail_raw")
-    /// Messages relayed per relay address and day on the mock's clock; key `address\u{1F}yyyy-MM-dd`.
+    /// Each received message, kept once whatever the number of recipients; key: the message id.
+    static let mailBody = StoreSpace<MailMessage>("mail_body")
+    /// The messages kept and dropped (`MailboxUsage`); one key, `usage`.
+    static let mailUsage = StoreSpace<MailboxUsage>("mail_usage")
+    /// Messages relayed per relay address and day on the mock's clock; key `address\u{1F}day`.
     static let mailQuota = StoreSpace<MailCount>("mail_quota")
 
     /// The names of the mail spaces.
-    static let mailSpaces = [mail.name, mailRaw.name, mailQuota.name]
+    static let mailSpaces = [mail.name, mailRefused.name, mailRaw.name, mailBody.name, mailUsage.name, mailQuota.name]
 
     /// Their codings, for `Spaces.all`.
-    static let mailSpaceCodings = [AnyStoreSpace(mail), AnyStoreSpace(mailRaw), AnyStoreSpace(mailQuota)]
+    static let mailSpaceCodings = [
+        AnyStoreSpace(mail), AnyStoreSpace(mailRefused), AnyStoreSpace(mailRaw), AnyStoreSpace(mailBody),
+        AnyStoreSpace(mailUsage), AnyStoreSpace(mailQuota),
+    ]
 }

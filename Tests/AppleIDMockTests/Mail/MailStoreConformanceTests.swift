@@ -51,12 +51,11 @@ struct MailStoreConformanceTests {
         "refusals, messages kept once, their recipes and the usage round-trip", arguments: TestPostgres.storeKinds)
     func keptOnce(kind: StoreKind) async throws {
         try await kind.withFreshStore { store in
-            var refused = record("r1")
-            refused.outcome = .unauthorizedSender
+            var refusedRecord = record("r1")
+            refusedRecord.outcome = .unauthorizedSender
+            let refused = refusedRecord
             let recipe = MailMessage(data: Data("Top: 1\r\n".utf8), body: "b1", replacing: 0..<3, with: Array("X".utf8))
-            var usage = MailboxUsage()
-            usage.kept = [MailboxUsage.Kept(id: "b1", bytes: 9)]
-            usage.droppedMessages = 2
+            let usage = MailboxUsage(kept: [MailboxUsage.Kept(id: "b1", bytes: 9)], droppedMessages: 2)
             try await store.transaction { transaction in
                 try await transaction.put(Spaces.mailRefused, "r1", refused)
                 try await transaction.put(Spaces.mailBody, "b1", MailMessage(data: Data("abc\r\nbody".utf8)))

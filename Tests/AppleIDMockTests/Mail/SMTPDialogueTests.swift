@@ -118,15 +118,16 @@ struct SMTPDialogueTests {
         #expect(Self.reply(dialogue.receive(Self.line("MAIL FROM:<b@example.com>")))?.code == 250)
     }
 
-    @Test("a bare LF or bare CR anywhere in DATA refuses the message; a bare-LF '.' is data")
+    @Test("a bare LF or bare CR anywhere in DATA refuses the message; a '.' after a bare LF is data")
     func bareLineEnds() {
-        for inputs in [
-            [Self.line("a", crlf: false)], [Self.line(".", crlf: false)], [Self.line("a\rb")], [Self.line("a\r")],
-            [Self.line("x\r.\r")],
+        for (inputs, ended) in [
+            ([Self.line("a", crlf: false), Self.line(".")], false), ([Self.line(".", crlf: false), Self.line(".")], false),
+            ([Self.line("a\rb")], true), ([Self.line("a\r")], true), ([Self.line("x\r.\r")], true),
         ] {
             var dialogue = Self.inTransaction()
             _ = dialogue.receive(Self.line("DATA"))
             for input in inputs { #expect(dialogue.receive(input) == .none) }
+            if !ended { #expect(dialogue.receive(Self.line("tail")) == .none) }
             #expect(Self.reply(dialogue.receive(Self.line(".")))?.code == 550)
         }
     }

@@ -17,7 +17,7 @@ final class SMTPConnectionSlots: Sendable {
     }
 
     /// One taken slot.
-    private struct Slot {
+    private struct Slot: Sendable {
         var channel: any Channel
         var lastProgress: ContinuousClock.Instant
     }

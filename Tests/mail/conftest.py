@@ -8,6 +8,7 @@ and helpers that sign users in with Hide My Email and read the mailbox.
 import socket
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,21 @@ class Raw:
 
 
 
+def marker():
+    """A subject no other test sends (forwards of an earlier test may still reach the shared sink)."""
+    return f"t-{uuid.uuid4().hex}"
+
+
+def wait_forwarded(sink, mark, count=1):
+    """The forwarded messages with `mark`, once there are `count` of them."""
+    wait_until(lambda: len(forwarded(sink, mark)) >= count, 10)
+    return forwarded(sink, mark)
+
+
+def forwarded(sink, mark):
+    return [message for message in sink.messages if mark.encode() in message.content]
+
+
 @pytest.fixture(scope="session")
 def sink():
     sink = Sink()
@@ -132,7 +148,7 @@ def mock(server, sink):
     return server
 
 
-def message(sender="news@example.com", to="", subject="Welcome", body="Hello from the app.\n", extra=""):
+def message(sender="news@example.com", to="", subject="Welcome", body="Hello from the app.\r\n", extra=""):
     """A small RFC 5322 message."""
     return (f"From: Example News <{sender}>\r\nTo: <{to}>\r\nSubject: {subject}\r\n"
             f"Message-ID: <{time.time_ns()}@example.com>\r\n{extra}\r\n{body}").encode()

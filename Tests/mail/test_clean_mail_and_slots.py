@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import Mock, Raw
+from conftest import Mock, Raw, marker, wait_forwarded
 from pyharness import deadline
 
 
@@ -31,10 +31,11 @@ def send(mock, data, to, sender="news@example.com", **options):
 def test_an_encoded_name_decoding_to_crlf_adds_no_header_line(mock, sink):
     relay = mock.hide_my_email("sam")
     name = base64.b64encode(b"Receipts\r\nFrom: evil@evil.test\r\nX-Injected: yes").decode()
+    mark = marker()
     data = (f"From: =?utf-8?B?{name}?= <receipts@payments.example.net>\r\nTo: <{relay}>\r\n"
-            f"Subject: hi\r\n\r\nbody\r\n").encode()
+            f"Subject: {mark}\r\n\r\nbody\r\n").encode()
     assert send(mock, data, relay) == {}
-    [forwarded] = sink.wait(1)
+    [forwarded] = wait_forwarded(sink, mark)
     [entry] = mock.wait_mail(1, outcome="relayed")
     status, stored = mock.call("GET", f"/__admin/mail/{entry['id']}/raw")
     for content in (forwarded.content, stored.encode()):
@@ -50,11 +51,13 @@ def test_an_encoded_name_decoding_to_crlf_adds_no_header_line(mock, sink):
 def test_nul_and_utf8_names_are_written_back_as_encoded_words(mock, sink):
     relay = mock.hide_my_email("sam")
     nul = base64.b64encode("A\x00B".encode()).decode()
-    data = (f"From: =?utf-8?B?{nul}?= <news@example.com>\r\nTo: <{relay}>\r\nSubject: one\r\n\r\nbody\r\n").encode()
+    one, two = marker(), marker()
+    data = (f"From: =?utf-8?B?{nul}?= <news@example.com>\r\nTo: <{relay}>\r\nSubject: {one}\r\n\r\nbody\r\n").encode()
     assert send(mock, data, relay) == {}
-    data = (f"From: Élégant Café <news@example.com>\r\nTo: <{relay}>\r\nSubject: two\r\n\r\nbody\r\n").encode()
+    data = (f"From: Élégant Café <news@example.com>\r\nTo: <{relay}>\r\nSubject: {two}\r\n\r\nbody\r\n").encode()
     assert send(mock, data, relay, mail_options=["BODY=8BITMIME"]) == {}
-    first, second = sink.wait(2)
+    [first] = wait_forwarded(sink, one)
+    [second] = wait_forwarded(sink, two)
     assert b'From: "A B" <news_at_example_com_' in first.content and b"\x00" not in first.content
     section = header_section(second.content)
     assert b"From: =?UTF-8?B?" in section
@@ -70,10 +73,11 @@ def test_a_nul_in_the_ehlo_name_is_refused_and_received_stays_clean(mock, sink):
     raw.command("MAIL FROM:<news@example.com>")
     raw.command(f"RCPT TO:<{relay}>")
     raw.command("DATA")
-    raw.send(f"From: <news@example.com>\r\nTo: <{relay}>\r\n\r\nbody\r\n.\r\n".encode())
+    mark = marker()
+    raw.send(f"From: <news@example.com>\r\nTo: <{relay}>\r\nSubject: {mark}\r\n\r\nbody\r\n.\r\n".encode())
     assert raw.reply()[0].startswith(b"250 ")
     raw.close()
-    [forwarded] = sink.wait(1)
+    [forwarded] = wait_forwarded(sink, mark)
     assert forwarded.content.startswith(b"Received: from client.example by privaterelay.appleid.com")
     assert_clean(header_section(forwarded.content))
 
@@ -87,12 +91,13 @@ def test_envelope_addresses_follow_rfc_5321(mock, sink):
     assert raw.command(f"RCPT TO:<{relay}@example.com>")[0].startswith(b"501 5.5.4")
     assert raw.command(f"RCPT TO:<{relay}>")[0].startswith(b"250 ")
     raw.command("DATA")
-    raw.send(f'From: "john doe"@example.com\r\nTo: <{relay}>\r\n\r\nbody\r\n.\r\n'.encode())
+    mark = marker()
+    raw.send(f'From: "john doe"@example.com\r\nTo: <{relay}>\r\nSubject: {mark}\r\n\r\nbody\r\n.\r\n'.encode())
     assert raw.reply()[0].startswith(b"250 ")
     raw.close()
     [entry] = mock.wait_mail(1, outcome="relayed")
     assert entry["envelopeSender"] == '"john doe"@example.com'
-    [forwarded] = sink.wait(1)
+    [forwarded] = wait_forwarded(sink, mark)
     assert forwarded.mail_from == '"john doe"@example.com'
 
 

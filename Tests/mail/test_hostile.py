@@ -55,7 +55,7 @@ def test_bare_lf_commands_are_read_but_bare_lf_data_is_refused(mock):
     assert [raw.reply()[0][:3] for _ in range(4)] == [b"250", b"250", b"250", b"354"]
     body = message(to=relay).replace(b"\r\n", b"\n")
     # A bare-LF "." does not end the data (no SMTP smuggling); CRLF "." does, and the bare LFs refuse it.
-    raw.send(body + b".\nsmuggled\n.\r\n")
+    raw.send(body + b".\nsmuggled\r\n.\r\n")
     assert raw.reply() == [b"550 5.6.0 Error: bare <LF> in the message; lines end with <CR><LF>"]
     raw.send(b"QUIT\n")
     assert raw.reply()[0].startswith(b"221")

@@ -6,7 +6,7 @@ import smtplib
 
 import pytest
 
-from conftest import Mock, Raw, peak_kb
+from conftest import Mock, Raw, forwarded, marker, peak_kb, wait_forwarded
 
 SMUGGLED = (b"MAIL FROM:<evil@evil.test>\r\nRCPT TO:<{relay}>\r\nDATA\r\nFrom: evil@evil.test\r\n"
             b"Subject: smuggled\r\n\r\nsmuggled\r\n")
@@ -31,34 +31,37 @@ def open_data(mock, relay, sender="news@example.com"):
     return raw
 
 
-def headers(relay, sender="news@example.com"):
-    return f"From: News <{sender}>\r\nTo: <{relay}>\r\nSubject: hi\r\n\r\n".encode()
+def headers(relay, sender="news@example.com", subject="hi"):
+    return f"From: News <{sender}>\r\nTo: <{relay}>\r\nSubject: {subject}\r\n\r\n".encode()
 
 
 @pytest.mark.parametrize("end", [b"\n.\r\n", b"\r\n.\n", b"\r.\r\n", b"\n.\n", b"\r\n.\r"])
 def test_smuggling_a_second_transaction_after_a_bare_line_end_is_refused(mock, sink, end):
     relay = mock.hide_my_email("sam")
+    mark = marker()
     raw = open_data(mock, relay)
-    raw.send(headers(relay) + b"body" + end + SMUGGLED.replace(b"{relay}", relay.encode()) + b".\r\n")
+    raw.send(headers(relay, subject=mark) + b"body" + end + SMUGGLED.replace(b"{relay}", relay.encode())
+             + b".\r\n")
     # One answer for the one transaction: a refusal; the smuggled commands were data.
     [reply] = raw.reply()
     assert reply.startswith(b"550 5.6.0 Error: bare <")
     assert raw.command("QUIT") == [b"221 2.0.0 Bye"]
     raw.close()
-    assert mock.mail() == [] and sink.messages == []
+    assert mock.mail() == [] and forwarded(sink, mark) == [] and forwarded(sink, "smuggled") == []
 
 
 def test_dot_stuffing_is_undone_exactly(mock, sink):
     relay = mock.hide_my_email("sam")
+    mark = marker()
     raw = open_data(mock, relay)
-    raw.send(headers(relay) + b"..one dot\r\n...two dots\r\n..\r\n. space\r\nend\r\n.\r\n")
+    raw.send(headers(relay, subject=mark) + b"..one dot\r\n...two dots\r\n..\r\n. space\r\nend\r\n.\r\n")
     assert raw.reply()[0].startswith(b"250 2.0.0 Ok: queued as ")
     raw.close()
     [entry] = mock.wait_mail(1, outcome="relayed")
     status, stored = mock.call("GET", f"/__admin/mail/{entry['id']}/raw")
-    assert stored.endswith("\r\n\r\n.one dot\r\n..two dots\r\n.\r\n. space\r\nend\r\n")
-    [forwarded] = sink.wait(1)
-    assert forwarded.content.endswith(b"\r\n\r\n.one dot\r\n..two dots\r\n.\r\n. space\r\nend\r\n")
+    assert stored.endswith("\r\n\r\n.one dot\r\n..two dots\r\n.\r\n space\r\nend\r\n")
+    [message] = wait_forwarded(sink, mark)
+    assert message.content.endswith(b"\r\n\r\n.one dot\r\n..two dots\r\n.\r\n space\r\nend\r\n")
 
 
 def test_a_line_over_1000_octets_is_refused_and_1000_passes(mock):
@@ -108,34 +111,38 @@ AUTHOR_CASES = {
 def test_the_real_author_is_read_and_refused(mock, sink, case):
     header, reason = AUTHOR_CASES[case]
     relay = mock.hide_my_email("sam")
-    data = f"{header}\r\nTo: <{relay}>\r\nSubject: hi\r\n\r\nbody\r\n".encode()
+    mark = marker()
+    data = f"{header}\r\nTo: <{relay}>\r\nSubject: {mark}\r\n\r\nbody\r\n".encode()
     with pytest.raises(smtplib.SMTPDataError) as refused:
         send(mock, data, relay)
     assert refused.value.smtp_code == 550
     [entry] = mock.wait_mail(1)
     assert entry["outcome"] == "unauthorized_sender" and reason in entry["reason"], entry["reason"]
-    assert entry["hasRaw"] and sink.messages == []
+    assert entry["hasRaw"] and forwarded(sink, mark) == []
 
 
 def test_a_bare_cr_in_the_header_hiding_a_second_address_is_refused(mock, sink):
     relay = mock.hide_my_email("sam")
+    mark = marker()
     raw = open_data(mock, relay)
-    raw.send(b"From: <receipts@payments.example.net>\rFrom: evil@evil.test\r\nSubject: x\r\n\r\nbody\r\n.\r\n")
+    raw.send(b"From: <receipts@payments.example.net>\rFrom: evil@evil.test\r\nSubject: " + mark.encode()
+             + b"\r\n\r\nbody\r\n.\r\n")
     assert raw.reply()[0].startswith(b"550 5.6.0 Error: bare <CR>")
     raw.close()
-    assert mock.mail() == [] and sink.messages == []
+    assert mock.mail() == [] and forwarded(sink, mark) == []
 
 
 def test_several_authors_with_a_registered_sender_are_relayed_each_rewritten(mock, sink):
     relay = mock.hide_my_email("sam")
+    mark = marker()
     data = (f"From: Receipts <receipts@payments.example.net>, (team) news@example.com\r\n"
-            f"Sender: news@example.com\r\nTo: <{relay}>\r\nSubject: hi\r\n\r\nbody\r\n").encode()
+            f"Sender: news@example.com\r\nTo: <{relay}>\r\nSubject: {mark}\r\n\r\nbody\r\n").encode()
     assert send(mock, data, relay) == {}
-    [forwarded] = sink.wait(1)
-    from_lines = [line for line in forwarded.content.split(b"\r\n\r\n")[0].split(b"\r\n") if line.startswith(b"From:")]
+    [message] = wait_forwarded(sink, mark)
+    from_lines = [line for line in message.content.split(b"\r\n\r\n")[0].split(b"\r\n") if line.startswith(b"From:")]
     assert len(from_lines) == 1
-    assert b'"Receipts" <receipts_at_payments_example_net_' in forwarded.content
-    assert b'"news@example.com" <news_at_example_com_' in forwarded.content
+    assert b'"Receipts" <receipts_at_payments_example_net_' in message.content
+    assert b'"news@example.com" <news_at_example_com_' in message.content
 
 
 def test_one_hundred_copies_of_a_recipient_and_a_large_body_count_once_and_memory_stays_bounded(own, sink):
@@ -163,7 +170,7 @@ def test_one_hundred_copies_of_a_recipient_and_a_large_body_count_once_and_memor
     summary = mock.admin("GET", "/__admin/mail")["mailbox"]
     assert summary["keptMessages"] == 2 and summary["keptBytes"] < 21_000_000
     assert peak_kb(mock) - peak_before < 300_000, "two 9.9 MB messages to 100 recipients peaked over 300 MB more"
-    assert len(sink.wait(2)) == 2
+    assert len(sink.wait(2)) >= 2
 
 
 def test_the_mailbox_stays_within_mailbox_max_bytes_oldest_dropped_and_counted(own):

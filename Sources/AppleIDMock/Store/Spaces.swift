@@ -36,11 +36,12 @@ enum Spaces {
     static let outbox = StoreSpace<NotificationRecord>("outbox")
 
     /// The spaces a reset or scenario switch empties.
-    static let session: [String] = [
-        consents.name, deletedAccounts.name, relayOff.name, codes.name, spentCodes.name, accessTokens.name,
-        refreshTokens.name,
-        migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name, faultCounts.name,
-    ] + mailSpaces
+    static let session: [String] =
+        [
+            consents.name, deletedAccounts.name, relayOff.name, codes.name, spentCodes.name, accessTokens.name,
+            refreshTokens.name,
+            migrationTokens.name, migrationSpent.name, eventLog.name, outbox.name, faultCounts.name,
+        ] + mailSpaces
 
     /// Every space, for stores that decode rows by space name.
     static let all: [String: AnyStoreSpace] = Dictionary(

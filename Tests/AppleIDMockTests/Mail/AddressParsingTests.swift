@@ -31,7 +31,8 @@ struct AddressParsingTests {
     @Test("display names: quoted strings with pairs, encoded words, obsolete dots; routes ignored")
     func names() throws {
         let found = try AddressListParser.mailboxes(
-            in: "\"Shop, \\\"Inc\\\"\" <shop@example.com>, =?UTF-8?B?w4lsw6lnYW50?= <a@example.com>, John Q. Public <jq@example.com>, <@relay.example:route@example.com>"
+            in:
+                "\"Shop, \\\"Inc\\\"\" <shop@example.com>, =?UTF-8?B?w4lsw6lnYW50?= <a@example.com>, John Q. Public <jq@example.com>, <@relay.example:route@example.com>"
         ).get()
         #expect(found.map(\.displayName) == ["Shop, \"Inc\"", "Élégant", "John Q. Public", nil])
         #expect(found.map(\.address) == ["shop@example.com", "a@example.com", "jq@example.com", "route@example.com"])
@@ -39,9 +40,10 @@ struct AddressParsingTests {
 
     @Test("groups list their members in place; an empty group names none")
     func groups() {
-        #expect(Self.addresses("Team: a@example.com, B <b@example.com>;, c@example.com") == [
-            "a@example.com", "b@example.com", "c@example.com",
-        ])
+        #expect(
+            Self.addresses("Team: a@example.com, B <b@example.com>;, c@example.com") == [
+                "a@example.com", "b@example.com", "c@example.com",
+            ])
         #expect(Self.addresses("undisclosed-recipients:;") == [])
     }
 
@@ -86,7 +88,8 @@ struct AddressParsingTests {
         let target = RelayRulesTests.target
         for header in [
             "From: evil@evil.test (<news@example.com>)", "From: <evil@evil.test> (via <news@example.com>)",
-            "From: \"<news@example.com>\"@evil.test", "From: news@example.com, evil@evil.test\r\nSender: news@example.com",
+            "From: \"<news@example.com>\"@evil.test",
+            "From: news@example.com, evil@evil.test\r\nSender: news@example.com",
             "From: news@example.com\r\nSender: evil@evil.test", "From: news@example.com\r\nFrom: evil@evil.test",
         ] {
             let headers = MessageHeaders(parsing: Array((header + "\r\n\r\n").utf8))
@@ -107,7 +110,9 @@ struct AddressParsingTests {
         #expect(accented.hasPrefix("=?UTF-8?B?") && EncodedWords.decode(accented) == "Élégant café")
         let long = HeaderText.phrase(String(repeating: "é", count: 100)) ?? ""
         #expect(long.components(separatedBy: "\r\n ").allSatisfy { $0.count <= 75 })
-        #expect(EncodedWords.decode(long.replacingOccurrences(of: "\r\n ", with: " ")) == String(repeating: "é", count: 100))
+        #expect(
+            EncodedWords.decode(long.replacingOccurrences(of: "\r\n ", with: " ")) == String(repeating: "é", count: 100)
+        )
         #expect(HeaderText.token("a\u{0}b c\r\nd\u{e9}") == "a_b_c__d_")
         #expect(HeaderText.phrase("\r\n\u{0}") == nil)
     }

@@ -64,13 +64,16 @@ struct MailStoreConformanceTests {
             }
             let (readRefused, readBody, readRecipe, readUsage) = try await store.transaction { transaction in
                 (
-                    try await transaction.get(Spaces.mailRefused, "r1"), try await transaction.get(Spaces.mailBody, "b1"),
+                    try await transaction.get(Spaces.mailRefused, "r1"),
+                    try await transaction.get(Spaces.mailBody, "b1"),
                     try await transaction.get(Spaces.mailRaw, "r1"),
                     try await transaction.get(Spaces.mailUsage, MailboxUsage.key)
                 )
             }
             #expect(readRefused == refused && readRecipe == recipe && readUsage == usage)
-            #expect(readRecipe?.assembled(over: readBody?.data).map { String(decoding: $0, as: UTF8.self) } == "Top: 1\r\nX\r\nbody")
+            #expect(
+                readRecipe?.assembled(over: readBody?.data).map { String(decoding: $0, as: UTF8.self) }
+                    == "Top: 1\r\nX\r\nbody")
         }
     }
 

@@ -80,7 +80,8 @@ struct MailboxBoundsTests {
         let desk = MailDesk(services: services)
         #expect(await desk.deliver(Self.envelope(to: [relay])).reply.code == 250)
         for index in 0..<(MailboxLimits.refusals + 50) {
-            _ = await desk.checkRecipient("nobody\(index)@privaterelay.appleid.com", sender: "a@b.example", overTLS: false)
+            _ = await desk.checkRecipient(
+                "nobody\(index)@privaterelay.appleid.com", sender: "a@b.example", overTLS: false)
         }
         let records = try await services.state.mail.records()
         #expect(records.filter { $0.outcome == .relayed }.count == 1)

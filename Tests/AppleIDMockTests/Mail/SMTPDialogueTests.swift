@@ -113,7 +113,8 @@ struct SMTPDialogueTests {
         ] {
             #expect(dialogue.receive(input) == .none)
         }
-        #expect(Self.reply(dialogue.receive(Self.line(".")))?.description.hasPrefix("550 5.6.0 Error: bare <LF>") == true)
+        #expect(
+            Self.reply(dialogue.receive(Self.line(".")))?.description.hasPrefix("550 5.6.0 Error: bare <LF>") == true)
         // One transaction ended; the next starts clean.
         #expect(Self.reply(dialogue.receive(Self.line("MAIL FROM:<b@example.com>")))?.code == 250)
     }
@@ -121,7 +122,8 @@ struct SMTPDialogueTests {
     @Test("a bare LF or bare CR anywhere in DATA refuses the message; a '.' after a bare LF is data")
     func bareLineEnds() {
         for (inputs, ended) in [
-            ([Self.line("a", crlf: false), Self.line(".")], false), ([Self.line(".", crlf: false), Self.line(".")], false),
+            ([Self.line("a", crlf: false), Self.line(".")], false),
+            ([Self.line(".", crlf: false), Self.line(".")], false),
             ([Self.line("a\rb")], true), ([Self.line("a\r")], true), ([Self.line("x\r.\r")], true),
         ] {
             var dialogue = Self.inTransaction()
@@ -156,7 +158,8 @@ struct SMTPDialogueTests {
     @Test("commands with CR, NUL, DEL, 8-bit or invalid UTF-8 get a fixed 501 that quotes nothing")
     func rawBytes() {
         for bytes: [UInt8] in [
-            Array("RCPT TO:<a\rb@evil.test>".utf8), Array("MAIL FROM:<a\0@x.test>".utf8), [0x4E, 0x4F, 0x4F, 0x50, 0x7F],
+            Array("RCPT TO:<a\rb@evil.test>".utf8), Array("MAIL FROM:<a\0@x.test>".utf8),
+            [0x4E, 0x4F, 0x4F, 0x50, 0x7F],
             Array("EHLO caf\u{e9}".utf8), [0x45, 0x48, 0x4C, 0x4F, 0x20, 0xC3, 0x28],
         ] {
             var dialogue = Self.inTransaction()
@@ -191,9 +194,10 @@ struct SMTPDialogueTests {
         var dialogue = SMTPDialogue()
         _ = dialogue.receive(Self.line("EHLO me"))
         #expect(Self.reply(dialogue.receive(Self.line("MAIL FROM:<\"john doe\"@example.com>")))?.code == 250)
-        for bad in ["<evil@evil.test@example.com>", "<a b@example.com>", "<a@>", "<@example.com>", "<a..b@x.com>",
-            "<a@-x.com>", "<a@x.com>junk", "<\"a>@x.com"]
-        {
+        for bad in [
+            "<evil@evil.test@example.com>", "<a b@example.com>", "<a@>", "<@example.com>", "<a..b@x.com>",
+            "<a@-x.com>", "<a@x.com>junk", "<\"a>@x.com",
+        ] {
             #expect(Self.reply(dialogue.receive(Self.line("RCPT TO:\(bad)")))?.code == 501, "\(bad)")
         }
         guard case .checkRecipient(let quoted, _) = dialogue.receive(Self.line("RCPT TO:<\"a>b\"@x.com>")) else {

@@ -35,7 +35,11 @@ struct AddressListParser {
     private var current: Unicode.Scalar? { position < scalars.count ? scalars[position] : nil }
 
     private func fail(_ expected: String) -> Failure {
-        let found = current.map { (32...126).contains($0.value) ? "'\(Character($0))'" : "U+\(String($0.value, radix: 16, uppercase: true))" } ?? "the end"
+        let found =
+            current.map {
+                (32...126).contains($0.value)
+                    ? "'\(Character($0))'" : "U+\(String($0.value, radix: 16, uppercase: true))"
+            } ?? "the end"
         return Failure(description: "expected \(expected) at character \(position + 1), found \(found)")
     }
 
@@ -243,7 +247,9 @@ struct AddressListParser {
                     switch inner {
                     case "(":
                         depth += 1
-                        if depth > Self.maxCommentDepth { throw fail("comments nested at most \(Self.maxCommentDepth) deep") }
+                        if depth > Self.maxCommentDepth {
+                            throw fail("comments nested at most \(Self.maxCommentDepth) deep")
+                        }
                     case ")":
                         depth -= 1
                     case "\\":

@@ -10,8 +10,9 @@ enum HeaderText {
     static func phrase(_ name: String) -> String? {
         let cleaned = String(
             String.UnicodeScalarView(
-                name.unicodeScalars.map { AddressListParser.isControl($0) ? " " : $0 }))
-            .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+                name.unicodeScalars.map { AddressListParser.isControl($0) ? " " : $0 })
+        )
+        .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         guard !cleaned.isEmpty else { return nil }
         if cleaned.unicodeScalars.allSatisfy({ (32...126).contains($0.value) }) {
             return AddressListParser.requoted(cleaned)

@@ -181,7 +181,8 @@ struct MailSteps: Sendable {
                 if let current = try await transaction.get(Spaces.mailQuota, key), current.count > 0 {
                     let expires = Self.quotaExpiry(day)
                     try await transaction.put(
-                        Spaces.mailQuota, key, MailCount(count: current.count - 1), index: EntryIndex(expiresAt: expires))
+                        Spaces.mailQuota, key, MailCount(count: current.count - 1),
+                        index: EntryIndex(expiresAt: expires))
                 }
             }
         }

@@ -12,13 +12,15 @@ struct RelayRefusal: Error, Sendable, Equatable {
     /// `550 5.1.1 <address>: user not found`: as Apple answers for a deleted or disabled alias [F].
     static func userNotFound(_ address: String, reason: String) -> RelayRefusal {
         RelayRefusal(
-            outcome: .userNotFound, reply: SMTPReply(550, "5.1.1", "<\(SMTPReply.quoted(address))>: user not found"), reason: reason)
+            outcome: .userNotFound, reply: SMTPReply(550, "5.1.1", "<\(SMTPReply.quoted(address))>: user not found"),
+            reason: reason)
     }
 
     /// `550 5.1.1 <sender>: unauthorized sender`: as Apple answers an unregistered sender [F].
     static func unauthorizedSender(_ sender: String, reason: String) -> RelayRefusal {
         RelayRefusal(
-            outcome: .unauthorizedSender, reply: SMTPReply(550, "5.1.1", "<\(SMTPReply.quoted(sender))>: unauthorized sender"),
+            outcome: .unauthorizedSender,
+            reply: SMTPReply(550, "5.1.1", "<\(SMTPReply.quoted(sender))>: unauthorized sender"),
             reason: reason)
     }
 

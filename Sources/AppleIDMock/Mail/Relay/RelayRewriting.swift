@@ -20,7 +20,8 @@ enum RelayRewriting {
         guard case .success(let authors) = headers.authors else { return nil }
         return authors.from.map { author in
             let phrase = HeaderText.phrase(author.displayName ?? author.address) ?? HeaderText.phrase(author.address)
-            return (phrase.map { $0 + " " } ?? "") + "<\(replyAddress(for: author.address, relayAddress: relayAddress))>"
+            return (phrase.map { $0 + " " } ?? "")
+                + "<\(replyAddress(for: author.address, relayAddress: relayAddress))>"
         }.joined(separator: ",\r\n ")
     }
 

@@ -26,7 +26,9 @@ struct SMTPReply: Sendable, Equatable, CustomStringConvertible {
     /// Client text as a reply may quote it: printable ASCII only (anything else becomes `?`), at
     /// most `limit` characters, so that no client can make the server say a forged line.
     static func quoted(_ text: String, limit: Int = 100) -> String {
-        let printable = text.unicodeScalars.prefix(limit + 1).map { (32...126).contains($0.value) ? Character($0) : "?" }
+        let printable = text.unicodeScalars.prefix(limit + 1).map {
+            (32...126).contains($0.value) ? Character($0) : "?"
+        }
         return printable.count > limit ? String(printable.prefix(limit)) + "..." : String(printable)
     }
 

@@ -143,7 +143,7 @@ struct SMTPServer: Service {
                             slots.progressed(slot)
                         }
                     }
-                } catch where Task.isCancelled {}
+                } catch  where Task.isCancelled {}
                 if Task.isCancelled {
                     // The server is shutting down: a last word, as an MTA gives, not a silent close.
                     let bye = SMTPReply(421, "4.3.2", "\(limits.hostName) Service shutting down")

@@ -160,15 +160,6 @@ struct MailController: Sendable {
                 status: .conflict, code: "not_applicable",
                 message: "no outbound SMTP server: start the server with --smtp-outbound host:port (or --smtp-forward)")
         }
-        let reservedOn: Date
-        switch try await state.mail.reserveReply(from: original.recipient) {
-        case .success(let day): reservedOn = day
-        case .failure(let reached):
-            throw AdminError(
-                status: .conflict, code: "limit_reached",
-                message: "\(original.recipient) reached its daily limit of \(reached.limit) messages",
-                limit: reached.limit)
-        }
         let active = try await state.current()
         let user = original.userKey.flatMap { active.world.users[$0] }
         let name = [user?.name?.firstName, user?.name?.lastName].compactMap { $0 }.joined(separator: " ")
@@ -182,6 +173,16 @@ struct MailController: Sendable {
             envelopeSender: reply.sender, recipient: reply.recipient, userKey: original.userKey,
             teamId: original.teamId, from: reply.sender, subject: reply.subject, messageId: reply.messageId,
             size: reply.message.count, overTLS: false, hasRaw: true, inReplyTo: original.id)
+        // The day's limit is checked and counted in one step, just before sending.
+        let reservedOn: Date
+        switch try await state.mail.reserveReply(from: original.recipient) {
+        case .success(let day): reservedOn = day
+        case .failure(let reached):
+            throw AdminError(
+                status: .conflict, code: "limit_reached",
+                message: "\(original.recipient) reached its daily limit of \(reached.limit) messages",
+                limit: reached.limit)
+        }
         do {
             let answer = try await SMTPClient.send(
                 reply.message, from: reply.sender, to: [reply.recipient], server: server)

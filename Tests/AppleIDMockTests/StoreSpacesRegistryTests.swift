@@ -91,12 +91,23 @@ struct StoreSpacesRegistryTests {
             try Sample(
                 Spaces.mail,
                 MailRecord(
-                    id: "m1", at: now, wallTime: now, direction: "inbound", outcome: "relayed", reason: nil,
+                    id: "m1", at: now, wallTime: now, direction: .inbound, outcome: .relayed, reason: nil,
                     smtpReply: "250 2.0.0 Ok", envelopeSender: "news@example.com",
                     recipient: "x@privaterelay.appleid.com", userKey: "sam", teamId: "DEF123GHIJ",
                     deliveredTo: "sam@example.org", from: "news@example.com", subject: "Hi", size: 4, overTLS: false,
                     hasRaw: true, forward: nil)),
+            try Sample(
+                Spaces.mailRefused,
+                MailRecord(
+                    id: "m2", at: now, wallTime: now, direction: .inbound, outcome: .unauthorizedSender,
+                    reason: "not registered", smtpReply: "550 5.7.1 unauthorized sender",
+                    envelopeSender: "evil@evil.test", recipient: "x@privaterelay.appleid.com", userKey: "sam",
+                    teamId: "DEF123GHIJ", deliveredTo: nil, from: nil, subject: nil, size: nil, overTLS: false,
+                    hasRaw: false, forward: nil)),
             try Sample(Spaces.mailRaw, MailMessage(data: Data("Subject: Hi\r\n\r\nbody".utf8))),
+            try Sample(Spaces.mailBody, MailMessage(data: Data("Subject: Hi\r\n\r\nbody".utf8))),
+            try Sample(
+                Spaces.mailUsage, MailboxUsage(kept: [.init(id: "b1", bytes: 20)], droppedMessages: 1, droppedBytes: 9)),
             try Sample(Spaces.mailQuota, MailCount(count: 7)),
         ]
     }

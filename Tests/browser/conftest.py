@@ -1,22 +1,18 @@
 """Fixtures for the dashboard's browser tests.
 
-A real `apple-id-mock serve` (the executable named by APPLE_ID_MOCK_BINARY, else the debug build),
-a notification receiver, and Debian's chromium driven by Debian's chromedriver through Selenium.
+A real `apple-id-mock serve` (the shared launcher of Tests/pyharness: APPLE_ID_MOCK_BINARY, else the
+debug build; APPLE_ID_MOCK_* kept out of its environment), a notification receiver, and Debian's chromium driven by Debian's chromedriver through Selenium.
 Nothing is downloaded: Selenium Manager is kept offline and pointed at the system driver.
 """
 
 import base64
 import json
 import os
-import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -25,7 +21,10 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import pyharness as harness  # noqa: E402
+from pyharness import ROOT, Answer, Sink, free_port  # noqa: E402,F401
+
 os.environ.setdefault("SE_OFFLINE", "true")
 
 
@@ -43,17 +42,6 @@ CHROMIUM = _find("APPLE_ID_MOCK_CHROMIUM", "chromium", "/usr/bin/chromium", "chr
 CHROMEDRIVER = _find("APPLE_ID_MOCK_CHROMEDRIVER", "chromedriver", "/usr/bin/chromedriver")
 
 
-class Answer:
-    """An HTTP answer: status, headers and body (parsed when JSON)."""
-
-    def __init__(self, status, headers, body):
-        self.status, self.headers, self.text = status, headers, body
-        try:
-            self.json = json.loads(body) if body else None
-        except ValueError:
-            self.json = None
-
-
 def default_scenario():
     """scenarios/default.json as an upload takes it (without its `$schema` line)."""
     scenario = json.loads((ROOT / "scenarios/default.json").read_text())
@@ -61,55 +49,9 @@ def default_scenario():
     return scenario
 
 
-class MockServer:
-    """One `apple-id-mock serve` process on a free port of 127.0.0.1."""
-
-    def __init__(self, *arguments):
-        binary = os.environ.get("APPLE_ID_MOCK_BINARY") or str(ROOT / ".build/debug/apple-id-mock")
-        if not os.path.exists(binary):
-            raise RuntimeError(f"no apple-id-mock executable at {binary}: run swift build")
-        self.binary = binary
-        self.log = tempfile.NamedTemporaryFile(prefix="apple-id-mock-", suffix=".log", delete=False)
-        self.process = subprocess.Popen(
-            [binary, "serve", "--port", "0", *arguments], cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
-        self.admin_token = None
-        if "--admin-token" in arguments:
-            self.admin_token = arguments[list(arguments).index("--admin-token") + 1]
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            match = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", Path(self.log.name).read_text())
-            if match:
-                self.port = int(match.group(2))
-                self.url = f"{match.group(1)}://127.0.0.1:{self.port}"
-                return
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise RuntimeError("the server did not start:\n" + Path(self.log.name).read_text())
-
-    def call(self, method, path, body=None, *, token=True, form=None, headers=None):
-        """Calls the server; JSON bodies for the control plane, forms for Apple's endpoints."""
-        request_headers = dict(headers or {})
-        data = None
-        if form is not None:
-            data = urllib.parse.urlencode(form).encode()
-            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif body is not None:
-            data = (body if isinstance(body, str) else json.dumps(body)).encode()
-            request_headers["Content-Type"] = "application/json"
-        if token and self.admin_token:
-            request_headers["Authorization"] = f"Bearer {self.admin_token}"
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers=request_headers)
-        try:
-            with urllib.request.urlopen(request, timeout=15) as response:
-                return Answer(response.status, dict(response.headers), response.read().decode())
-        except urllib.error.HTTPError as error:
-            return Answer(error.code, dict(error.headers), error.read().decode())
-
-    def admin(self, method, path, body=None):
-        answer = self.call(method, path, body)
-        assert 200 <= answer.status < 300, f"{method} {path}: {answer.status} {answer.text}"
-        return answer.json
+class MockServer(harness.MockServer):
+    """One `apple-id-mock serve` process on a free port of 127.0.0.1 (the shared launcher), with the
+    dashboard tests' helpers."""
 
     def client_secret(self, client_id):
         return subprocess.run(
@@ -121,14 +63,6 @@ class MockServer:
         scenario = default_scenario()
         edit(scenario)
         return self.admin("POST", f"/__admin/scenarios?name={name}&activate=true", scenario)
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        os.unlink(self.log.name)
 
 
 class Receiver:

@@ -1,16 +1,12 @@
 """The dashboard's Mail tab: how to turn SMTP on when it is off; with SMTP on, relayed and refused
 messages with the reason, the raw message, and a reply sent as the user to the team's SMTP server."""
 
-import re
 import smtplib
-import socket
-import threading
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import MockServer
+from conftest import MockServer, Sink
 from test_dashboard import click, open_dashboard, wait, wait_result
 
 
@@ -21,40 +17,15 @@ def test_the_mail_tab_says_how_to_turn_smtp_on(mock, browser):
     assert browser.find_element(By.ID, "mail-empty").is_displayed()
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Sink:
-    """A minimal SMTP sink on a thread: accepts one message at a time and keeps it."""
-
-    def __init__(self):
-        aiosmtpd = pytest.importorskip("aiosmtpd.controller")
-        self.messages = []
-        sink = self
-
-        class Handler:
-            async def handle_DATA(self, server, session, envelope):
-                sink.messages.append(envelope)
-                return "250 OK"
-
-        self.controller = aiosmtpd.Controller(Handler(), hostname="127.0.0.1", port=free_port())
-        self.controller.start()
-        self.port = self.controller.port
-
-
 @pytest.fixture
 def relay():
+    pytest.importorskip("aiosmtpd.controller")
     sink = Sink()
     server = MockServer("--smtp-port", "0", "--smtp-outbound", f"127.0.0.1:{sink.port}")
-    match = re.search(r"SMTP relay on smtp://127\.0\.0\.1:(\d+)", Path(server.log.name).read_text())
-    server.smtp_port = int(match.group(1))
     server.sink = sink
     yield server
     server.stop()
-    sink.controller.stop()
+    sink.stop()
 
 
 def test_relayed_and_refused_mail_and_a_reply_as_the_user(relay, browser):

@@ -5,96 +5,32 @@ an aiosmtpd sink standing in for the team's own mail server (`--smtp-forward`, `
 and helpers that sign users in with Hide My Email and read the mailbox.
 """
 
-import json
-import os
-import re
 import socket
-import subprocess
-import tempfile
-import threading
+import sys
 import time
-import urllib.error
-import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
-from aiosmtpd.controller import Controller
 
-ROOT = Path(__file__).resolve().parents[2]
-BINARY = os.environ.get("APPLE_ID_MOCK_BINARY") or str(ROOT / ".build/debug/apple-id-mock")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pyharness import BINARY, ROOT, MockServer, Sink, free_port, wait_until  # noqa: E402,F401
+
 EXAMPLE_TEAM, OTHER_TEAM = "DEF123GHIJ", "XYZ789KLMN"
 
 
-def free_port():
-    """A port nothing listens on now (aiosmtpd checks its own start by connecting to it)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Sink:
-    """An SMTP server (aiosmtpd) that keeps every message it receives."""
-
-    def __init__(self):
-        self.messages = []
-        sink = self
-
-        class Handler:
-            async def handle_DATA(self, server, session, envelope):
-                sink.messages.append(envelope)
-                return "250 Message accepted for delivery"
-
-        self.controller = Controller(Handler(), hostname="127.0.0.1", port=free_port())
-        self.controller.start()
-        self.port = self.controller.port
-
-    def wait(self, count, seconds=10):
-        """The messages once there are `count` of them (polled, with a deadline)."""
-        deadline = time.time() + seconds
-        while time.time() < deadline and len(self.messages) < count:
-            time.sleep(0.02)
-        assert len(self.messages) >= count, f"the sink got {len(self.messages)} messages, expected {count}"
-        return self.messages
-
-    def stop(self):
-        self.controller.stop()
-
-
-class Mock:
-    """One `apple-id-mock serve` process with the SMTP relay on a free port."""
-
-    def __init__(self, *arguments, env=None):
-        if not os.path.exists(BINARY):
-            raise RuntimeError(f"no apple-id-mock executable at {BINARY}: run swift build")
-        self.log = tempfile.NamedTemporaryFile(prefix="apple-id-mock-mail-", suffix=".log", delete=False)
-        environment = {k: v for k, v in os.environ.items() if not k.startswith("APPLE_ID_MOCK_")}
-        environment.update(env or {})
-        self.process = subprocess.Popen(
-            [BINARY, "serve", "--port", "0", *arguments], cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
-            env=environment)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            text = Path(self.log.name).read_text()
-            match = re.search(r"listening on https?://127\.0\.0\.1:(\d+) .*SMTP relay on smtp://127\.0\.0\.1:(\d+)", text)
-            if match:
-                self.port, self.smtp_port = int(match.group(1)), int(match.group(2))
-                self.url = f"http://127.0.0.1:{self.port}"
-                return
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise RuntimeError("the server did not start with SMTP:\n" + Path(self.log.name).read_text())
+class Mock(MockServer):
+    """One `apple-id-mock serve` process with the SMTP relay on a free port (the shared launcher),
+    with the mailbox's helpers."""
 
     def call(self, method, path, body=None):
-        data = None if body is None else json.dumps(body).encode()
-        headers = {"Content-Type": "application/json"} if body is not None else {}
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=15) as response:
-                text = response.read().decode("utf-8", "replace")
-                return response.status, (json.loads(text) if "json" in response.headers.get("Content-Type", "") else text)
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read().decode() or "null")
+        """(status, JSON or text) of a control-plane call."""
+        answer = self.request(method, path, body)
+        if "json" in answer.headers.get("Content-Type", ""):
+            return answer.status, answer.json
+        if answer.status >= 400:
+            return answer.status, answer.json
+        return answer.status, answer.text
 
     def admin(self, method, path, body=None):
         status, answer = self.call(method, path, body)
@@ -121,22 +57,73 @@ class Mock:
         return self.admin("GET", "/__admin/mail" + (f"?{query}" if query else ""))["entries"]
 
     def wait_mail(self, count, seconds=10, **filters):
-        deadline = time.time() + seconds
-        entries = []
-        while time.time() < deadline:
-            entries = self.mail(**filters)
-            if len(entries) >= count:
-                return entries
-            time.sleep(0.02)
-        raise AssertionError(f"the mailbox has {len(entries)} entries for {filters}, expected {count}")
+        entries = wait_until(lambda: (lambda found: found if len(found) >= count else None)(self.mail(**filters)),
+                             seconds)
+        if entries:
+            return entries
+        raise AssertionError(f"the mailbox has {len(self.mail(**filters))} entries for {filters}, expected {count}")
 
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        os.unlink(self.log.name)
+
+def peak_kb(mock):
+    """The server's peak resident memory so far (VmHWM), in kB."""
+    with open(f"/proc/{mock.process.pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
+def rss_kb(mock):
+    with open(f"/proc/{mock.process.pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+class Raw:
+    """A raw SMTP connection: bytes out, reply lines in."""
+
+    def __init__(self, mock, timeout=30):
+        self.socket = socket.create_connection(("127.0.0.1", mock.smtp_port), timeout=timeout)
+        self.buffer = b""
+        assert self.reply()[0].startswith(b"220 ")
+
+    def send(self, data):
+        self.socket.sendall(data)
+
+    def line(self):
+        while b"\n" not in self.buffer:
+            chunk = self.socket.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed: " + self.buffer.decode(errors="replace"))
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.rstrip(b"\r")
+
+    def reply(self):
+        lines = [self.line()]
+        while lines[-1][3:4] == b"-":
+            lines.append(self.line())
+        return lines
+
+    def command(self, line):
+        """Sends one command line (bytes or text, CRLF added) and returns its reply's lines."""
+        self.send((line if isinstance(line, bytes) else line.encode()) + b"\r\n")
+        return self.reply()
+
+    def close(self):
+        self.socket.close()
+
+
+
+def marker():
+    """A subject no other test sends (forwards of an earlier test may still reach the shared sink)."""
+    return f"t-{uuid.uuid4().hex}"
+
+
+def wait_forwarded(sink, mark, count=1):
+    """The forwarded messages with `mark`, once there are `count` of them."""
+    wait_until(lambda: len(forwarded(sink, mark)) >= count, 10)
+    return forwarded(sink, mark)
+
+
+def forwarded(sink, mark):
+    return [message for message in sink.messages if mark.encode() in message.content]
 
 
 @pytest.fixture(scope="session")
@@ -161,7 +148,7 @@ def mock(server, sink):
     return server
 
 
-def message(sender="news@example.com", to="", subject="Welcome", body="Hello from the app.\n", extra=""):
+def message(sender="news@example.com", to="", subject="Welcome", body="Hello from the app.\r\n", extra=""):
     """A small RFC 5322 message."""
     return (f"From: Example News <{sender}>\r\nTo: <{to}>\r\nSubject: {subject}\r\n"
             f"Message-ID: <{time.time_ns()}@example.com>\r\n{extra}\r\n{body}").encode()

@@ -44,14 +44,14 @@ struct MailDeskTests {
         #expect(await desk.checkRecipient(relay, sender: "news@example.com", overTLS: false) == nil)
         let (reply, _) = await desk.deliver(Self.envelope("news@example.com", to: relay))
         #expect(reply.code == 250)
-        let records = try await services.state.mailRecords()
-        #expect(records.map(\.outcome) == ["relayed"])
+        let records = try await services.state.mail.records()
+        #expect(records.map(\.outcome.rawValue) == ["relayed"])
         let record = try #require(records.first)
         #expect(reply.description.hasSuffix("Ok: queued as \(record.id)"))
         #expect(record.deliveredTo == "sam.lee@example.org" && record.subject == "Hello")
-        let raw = try #require(try await services.state.mailMessage(record.id))
-        #expect(String(decoding: raw.data, as: UTF8.self).contains("Delivered-To: sam.lee@example.org"))
-        let quota = try await services.state.mailQuota(relay)
+        let raw = try #require(try await services.state.mail.message(record.id))
+        #expect(String(decoding: raw, as: UTF8.self).contains("Delivered-To: sam.lee@example.org"))
+        let quota = try await services.state.mail.quota(relay)
         #expect(quota.sent == 1 && quota.limit == 100)
         let journal = try await services.state.journal(
             {
@@ -72,11 +72,11 @@ struct MailDeskTests {
         #expect(refusal == SMTPReply(550, "5.1.1", "<x@nowhere.example>: unauthorized sender"))
         let (reply, _) = await desk.deliver(Self.envelope("news@example.com", to: relay, from: "boss@nowhere.example"))
         #expect(reply == SMTPReply(550, "5.1.1", "<boss@nowhere.example>: unauthorized sender"))
-        let records = try await services.state.mailRecords()
-        #expect(records.map(\.outcome) == ["unauthorized_sender", "unauthorized_sender"])
+        let records = try await services.state.mail.records()
+        #expect(records.map(\.outcome.rawValue) == ["unauthorized_sender", "unauthorized_sender"])
         #expect(records.first?.reason?.contains("From header") == true)
         #expect(records.first?.hasRaw == true && records.last?.hasRaw == false)
-        #expect(try await services.state.mailQuota(relay).sent == 0)
+        #expect(try await services.state.mail.quota(relay).sent == 0)
     }
 
     @Test("email-disabled refuses the next message at once; email-enabled lets it through again")
@@ -106,7 +106,7 @@ struct MailDeskTests {
                 "user not found") == true)
         let refusal = await desk.checkRecipient(new, sender: "news@example.com", overTLS: false)
         #expect(refusal?.description.hasSuffix("unauthorized sender") == true)
-        let reason = try await services.state.mailRecords().first?.reason ?? ""
+        let reason = try await services.state.mail.records().first?.reason ?? ""
         #expect(reason.contains("registered for team DEF123GHIJ, not for team XYZ789KLMN"))
     }
 
@@ -133,18 +133,18 @@ struct MailDeskTests {
         #expect(await desk.checkRecipient(relay, sender: "x@nowhere.example", overTLS: false) == nil)
         let (reply, _) = await desk.deliver(Self.envelope("x@nowhere.example", to: relay))
         #expect(reply.code == 250)
-        let records = try await services.state.mailRecords()
-        #expect(records.map(\.outcome) == ["dropped"])
+        let records = try await services.state.mail.records()
+        #expect(records.map(\.outcome.rawValue) == ["dropped"])
         #expect(reply.description.hasSuffix("queued as \(records[0].id)"))
         #expect(records[0].reason?.hasPrefix("mailUnregisteredSenders is drop") == true)
         #expect(records[0].deliveredTo == nil)
-        #expect(try await services.state.mailQuota(relay).sent == 0)
+        #expect(try await services.state.mail.quota(relay).sent == 0)
         // A registered sender whose From header is not registered is dropped too; a registered one relayed.
         let (spoofed, _) = await desk.deliver(
             Self.envelope("news@example.com", to: relay, from: "boss@nowhere.example"))
         #expect(spoofed.code == 250)
         #expect(await desk.deliver(Self.envelope("news@example.com", to: relay)).reply.code == 250)
-        #expect(try await services.state.mailRecords().map(\.outcome) == ["relayed", "dropped", "dropped"])
-        #expect(try await services.state.mailRecords().first?.smtpReply.hasPrefix("250 2.0.0 Ok: queued as") == true)
+        #expect(try await services.state.mail.records().map(\.outcome.rawValue) == ["relayed", "dropped", "dropped"])
+        #expect(try await services.state.mail.records().first?.smtpReply.hasPrefix("250 2.0.0 Ok: queued as") == true)
     }
 }

@@ -20,9 +20,9 @@ struct RelayDomainTests {
             #expect(reply.code == 250, "\(address)")
         }
         #expect(await desk.checkRecipient(local + "@icloud.com", sender: "news@example.com", overTLS: false) != nil)
-        let records = try await services.state.mailRecords()
-        let relayed = records.filter { $0.outcome == "relayed" }
+        let records = try await services.state.mail.records()
+        let relayed = records.filter { $0.outcome == .relayed }
         #expect(relayed.map(\.deliveredTo) == Array(repeating: "sam.lee@example.org", count: 3))
-        #expect(records.filter { $0.outcome != "relayed" }.count == 1, "the @icloud.com address is refused")
+        #expect(records.filter { $0.outcome != .relayed }.count == 1, "the @icloud.com address is refused")
     }
 }

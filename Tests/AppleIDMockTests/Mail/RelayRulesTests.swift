@@ -55,7 +55,7 @@ struct RelayRulesTests {
                 continue
             }
             #expect(refusal.reply == SMTPReply(550, "5.1.1", "<\(sender)>: unauthorized sender"))
-            #expect(refusal.outcome == "unauthorized_sender")
+            #expect(refusal.outcome == .unauthorizedSender)
         }
     }
 
@@ -65,7 +65,7 @@ struct RelayRulesTests {
             Issue.record("relayed across teams")
             return
         }
-        #expect(refusal.outcome == "unauthorized_sender")
+        #expect(refusal.outcome == .unauthorizedSender)
         #expect(refusal.reason.contains("registered for team DEF123GHIJ, not for team XYZ789KLMN"))
     }
 
@@ -88,7 +88,7 @@ struct RelayRulesTests {
             Issue.record("over the limit")
             return
         }
-        #expect(refusal.outcome == "daily_limit")
+        #expect(refusal.outcome == .dailyLimit)
     }
 
     static let target = RelayTarget(
@@ -102,10 +102,10 @@ struct RelayRulesTests {
         #expect(RelayRules.message(good, targets: [Self.target], teams: Self.teams, requireDKIM: false) == nil)
         let bad = Self.headers("From: spoof@elsewhere.example\r\n\r\n")
         #expect(
-            RelayRules.message(bad, targets: [Self.target], teams: Self.teams, requireDKIM: false)?.outcome
+            RelayRules.message(bad, targets: [Self.target], teams: Self.teams, requireDKIM: false)?.outcome.rawValue
                 == "unauthorized_sender")
         #expect(
-            RelayRules.message(good, targets: [Self.target], teams: Self.teams, requireDKIM: true)?.outcome
+            RelayRules.message(good, targets: [Self.target], teams: Self.teams, requireDKIM: true)?.outcome.rawValue
                 == "dkim_required")
         let signed = Self.headers(
             "DKIM-Signature: v=1; a=rsa-sha256;\r\n d=mail.example.com; s=s1; b=abc\r\nFrom: <news@example.com>\r\n\r\n"
@@ -114,17 +114,17 @@ struct RelayRulesTests {
         #expect(RelayRules.message(signed, targets: [Self.target], teams: Self.teams, requireDKIM: true) == nil)
         let foreign = Self.headers("DKIM-Signature: v=1; d=evil.example; b=x\r\nFrom: <news@example.com>\r\n\r\n")
         #expect(
-            RelayRules.message(foreign, targets: [Self.target], teams: Self.teams, requireDKIM: true)?.outcome
+            RelayRules.message(foreign, targets: [Self.target], teams: Self.teams, requireDKIM: true)?.outcome.rawValue
                 == "dkim_required")
     }
 
     @Test("headers: folded lines, display names, encoded subjects")
-    func headers() {
+    func headers() throws {
         let headers = Self.headers(
             "From: \"Shop, Inc\" <shop@example.com>\nSubject: =?UTF-8?B?w4lsw6lnYW50?=\n =?UTF-8?Q?_caf=C3=A9?=\n\nbody"
         )
         #expect(headers.fromAddress == "shop@example.com")
-        #expect(headers.fromName == "Shop, Inc")
+        #expect(try headers.authors.get().from.first?.displayName == "Shop, Inc")
         #expect(headers.subject == "Élégant café")
         #expect(MessageHeaders.address(in: "plain@example.com (comment)") == "plain@example.com")
     }
@@ -148,7 +148,7 @@ struct RelayRulesTests {
     @Test("a reply goes from the relay address to the original sender, threaded")
     func reply() {
         let record = MailRecord(
-            id: "m1", at: Date(), wallTime: Date(), direction: "inbound", outcome: "relayed", smtpReply: "250",
+            id: "m1", at: Date(), wallTime: Date(), direction: .inbound, outcome: .relayed, smtpReply: "250",
             envelopeSender: "bounce@example.com", recipient: "x@privaterelay.appleid.com",
             from: "Shop <shop@example.com>",
             subject: "Your order", messageId: "<abc@example.com>", overTLS: false, hasRaw: true)

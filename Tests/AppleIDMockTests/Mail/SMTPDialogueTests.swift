@@ -80,13 +80,13 @@ struct SMTPDialogueTests {
         #expect(Self.reply(dialogue.receive(Self.line("MAIL FROM: <>")))?.code == 250)
     }
 
-    @Test("DATA: dot-unstuffing, the end line, and a bare LF line kept as CRLF without ending the data")
+    @Test("DATA: exact dot-unstuffing and the end line <CRLF>.<CRLF>")
     func data() {
         var dialogue = Self.inTransaction()
         #expect(Self.reply(dialogue.receive(Self.line("DATA")))?.code == 354)
         for input in [
-            Self.line("Subject: hi"), Self.line(""), Self.line("..leading dot"), Self.line("bare", crlf: false),
-            Self.line(".", crlf: false), Self.line("end"),
+            Self.line("Subject: hi"), Self.line(""), Self.line("..leading dot"), Self.line("...two"),
+            Self.line("a.b"), Self.line(". "), Self.line("end"),
         ] {
             #expect(dialogue.receive(input) == .none)
         }
@@ -96,10 +96,128 @@ struct SMTPDialogueTests {
         }
         #expect(
             String(decoding: envelope.message, as: UTF8.self)
-                == "Subject: hi\r\n\r\n.leading dot\r\nbare\r\n\r\nend\r\n")
+                == "Subject: hi\r\n\r\n.leading dot\r\n..two\r\na.b\r\n \r\nend\r\n")
         #expect(envelope.sender == "news@example.com" && envelope.recipients == ["a@privaterelay.appleid.com"])
         #expect(dialogue.delivered(SMTPReply(250, "2.0.0", "Ok")).code == 250)
         #expect(Self.reply(dialogue.receive(Self.line("MAIL FROM:<b@example.com>")))?.code == 250)
+    }
+
+    @Test("smuggling: <LF>.<CRLF> does not end the data; what follows is data; the message is refused 550")
+    func smuggling() {
+        var dialogue = Self.inTransaction()
+        _ = dialogue.receive(Self.line("DATA"))
+        for input in [
+            Self.line("Subject: hi"), Self.line(""), Self.line("body", crlf: false), Self.line("."),
+            Self.line("MAIL FROM:<evil@evil.test>"), Self.line("RCPT TO:<a@privaterelay.appleid.com>"),
+            Self.line("DATA"), Self.line("From: evil@evil.test"),
+        ] {
+            #expect(dialogue.receive(input) == .none)
+        }
+        #expect(
+            Self.reply(dialogue.receive(Self.line(".")))?.description.hasPrefix("550 5.6.0 Error: bare <LF>") == true)
+        // One transaction ended; the next starts clean.
+        #expect(Self.reply(dialogue.receive(Self.line("MAIL FROM:<b@example.com>")))?.code == 250)
+    }
+
+    @Test("a bare LF or bare CR anywhere in DATA refuses the message; a '.' after a bare LF is data")
+    func bareLineEnds() {
+        for (inputs, ended) in [
+            ([Self.line("a", crlf: false), Self.line(".")], false),
+            ([Self.line(".", crlf: false), Self.line(".")], false),
+            ([Self.line("a\rb")], true), ([Self.line("a\r")], true), ([Self.line("x\r.\r")], true),
+        ] {
+            var dialogue = Self.inTransaction()
+            _ = dialogue.receive(Self.line("DATA"))
+            for input in inputs { #expect(dialogue.receive(input) == .none) }
+            if !ended { #expect(dialogue.receive(Self.line("tail")) == .none) }
+            #expect(Self.reply(dialogue.receive(Self.line(".")))?.code == 550)
+        }
+    }
+
+    @Test("a data line of 1000 octets with CRLF passes; 1001 is refused 552, pieces counted together")
+    func longLines() {
+        var fits = Self.inTransaction()
+        _ = fits.receive(Self.line("DATA"))
+        _ = fits.receive(Self.line(String(repeating: "a", count: 998)))
+        guard case .deliver = fits.receive(Self.line(".")) else {
+            Issue.record("998 octets were refused")
+            return
+        }
+        var over = Self.inTransaction()
+        _ = over.receive(Self.line("DATA"))
+        _ = over.receive(.fragment(Array(repeating: 65, count: 500)))
+        _ = over.receive(Self.line(String(repeating: "a", count: 499)))
+        #expect(Self.reply(over.receive(Self.line(".")))?.description.hasPrefix("552 5.6.0") == true)
+        // A stuffed dot does not count.
+        var stuffed = Self.inTransaction()
+        _ = stuffed.receive(Self.line("DATA"))
+        _ = stuffed.receive(Self.line("." + String(repeating: "a", count: 998)))
+        #expect(Self.reply(stuffed.receive(Self.line(".")))?.code == 552)
+    }
+
+    @Test("commands with CR, NUL, DEL, 8-bit or invalid UTF-8 get a fixed 501 that quotes nothing")
+    func rawBytes() {
+        for bytes: [UInt8] in [
+            Array("RCPT TO:<a\rb@evil.test>".utf8), Array("MAIL FROM:<a\0@x.test>".utf8),
+            [0x4E, 0x4F, 0x4F, 0x50, 0x7F],
+            Array("EHLO caf\u{e9}".utf8), [0x45, 0x48, 0x4C, 0x4F, 0x20, 0xC3, 0x28],
+        ] {
+            var dialogue = Self.inTransaction()
+            let reply = Self.reply(dialogue.receive(.line(bytes, crlf: true)))
+            #expect(reply?.code == 501)
+            #expect(reply?.wire.utf8.allSatisfy { (32...126).contains($0) || $0 == 13 || $0 == 10 } == true)
+            #expect(reply?.wire.contains("evil") == false)
+        }
+        var dialogue = Self.inTransaction()
+        let option = Self.reply(dialogue.receive(Self.line("RCPT TO:<b@privaterelay.appleid.com> A=1\t250-FAKE")))
+        #expect(option?.code == 555 && option?.wire.components(separatedBy: "\r\n").count == 2)
+        #expect(SMTPReply.quoted("a\rb\u{0}c\u{7F}\u{e9}") == "a?b?c??")
+        #expect(SMTPReply(550, nil, "a\r\n250 FAKE").wire == "550 a 250 FAKE\r\n")
+    }
+
+    @Test("a repeated recipient is accepted once: one delivery, whatever its case")
+    func repeatedRecipient() {
+        var dialogue = Self.inTransaction(to: ["a@privaterelay.appleid.com"])
+        for _ in 0..<5 {
+            #expect(Self.reply(dialogue.receive(Self.line("RCPT TO:<A@privaterelay.appleid.com>")))?.code == 250)
+        }
+        _ = dialogue.receive(Self.line("DATA"))
+        guard case .deliver(let envelope) = dialogue.receive(Self.line(".")) else {
+            Issue.record("not delivered")
+            return
+        }
+        #expect(envelope.recipients == ["a@privaterelay.appleid.com"])
+    }
+
+    @Test("envelope addresses by RFC 5321: quoted local parts accepted, two @ and bare spaces refused")
+    func envelopeGrammar() {
+        var dialogue = SMTPDialogue()
+        _ = dialogue.receive(Self.line("EHLO me"))
+        #expect(Self.reply(dialogue.receive(Self.line("MAIL FROM:<\"john doe\"@example.com>")))?.code == 250)
+        for bad in [
+            "<evil@evil.test@example.com>", "<a b@example.com>", "<a@>", "<@example.com>", "<a..b@x.com>",
+            "<a@-x.com>", "<a@x.com>junk", "<\"a>@x.com",
+        ] {
+            #expect(Self.reply(dialogue.receive(Self.line("RCPT TO:\(bad)")))?.code == 501, "\(bad)")
+        }
+        guard case .checkRecipient(let quoted, _) = dialogue.receive(Self.line("RCPT TO:<\"a>b\"@x.com>")) else {
+            Issue.record("a quoted local part with > was refused")
+            return
+        }
+        #expect(quoted == "\"a>b\"@x.com")
+        #expect(SMTPPath.isMailbox("x@[192.0.2.1]") && SMTPPath.isMailbox("a.b+c@example.com"))
+        #expect(!SMTPPath.isMailbox("a@b@c") && !SMTPPath.isMailbox(String(repeating: "a", count: 65) + "@x.com"))
+    }
+
+    @Test("progress counts MAIL, RCPT, DATA, data lines and deliveries; NOOP, RSET and errors do not")
+    func progress() {
+        var dialogue = SMTPDialogue()
+        _ = dialogue.receive(Self.line("EHLO me"))
+        let start = dialogue.progress
+        for command in ["NOOP", "RSET", "NOOP", "BOGUS", "HELP"] { _ = dialogue.receive(Self.line(command)) }
+        #expect(dialogue.progress == start)
+        _ = dialogue.receive(Self.line("MAIL FROM:<a@example.com>"))
+        #expect(dialogue.progress == start + 1)
     }
 
     @Test("a message over the size limit is read to its end, kept nowhere, and refused with 552")

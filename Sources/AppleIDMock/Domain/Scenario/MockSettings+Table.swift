@@ -89,6 +89,7 @@ extension MockSettings {
         .integer("journalLimit", 10...100_000, \.journalLimit),
         .integer("keyGraceSeconds", 0...31_536_000, \.keyGraceSeconds),
         .integer("mailDailyLimit", 1...100_000, \.mailDailyLimit),
+        .integer("mailboxMaxBytes", 1_048_576...1_073_741_824, \.mailboxMaxBytes),
         .flag("mailRequireDkimSignature", \.mailRequireDkimSignature),
         .choice("mailUnregisteredSenders", \.mailUnregisteredSenders),
         .choice("nativeEmptyRedirectUri", \.nativeEmptyRedirectUri),

@@ -163,6 +163,9 @@ struct MockSettings: Sendable, Codable, Equatable {
     var discoveryIssuer = DiscoveryIssuer.appleid
     /// Messages the email relay passes per relay address and day on the mock's clock (reference §7).
     var mailDailyLimit = 100
+    /// The bytes of messages the relay's mailbox keeps at most; the oldest go first (counted in
+    /// the mailbox summary).
+    var mailboxMaxBytes = 64 * 1024 * 1024
     /// Refuse relay mail without a `DKIM-Signature` whose `d=` is a registered domain.
     var mailRequireDkimSignature = false
     /// What the email relay does with mail from an unregistered sender (reference §16: both seen).

@@ -14,8 +14,8 @@ struct MailController: Sendable {
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.get(RouterPath(AdminPath.mail)) { request, _ in try await self.list(request) }
         group.delete(RouterPath(AdminPath.mail)) { _, _ in
-            let count = try await self.state.mailRecords().count
-            try await self.state.clearMail()
+            let count = try await self.state.mail.records().count
+            try await self.state.mail.clear()
             return Responses.adminJSON(["cleared": count])
         }
         group.get(RouterPath(AdminPath.mailEntry)) { _, context in Responses.adminJSON(try await self.record(context)) }
@@ -46,7 +46,7 @@ struct MailController: Sendable {
         var user: String?
         var team: String?
         var outcome: String?
-        var direction: String?
+        var direction: MailDirection?
         var limit = 200
         for (key, rawValue) in request.uri.queryParameters {
             let value = String(rawValue)
@@ -55,8 +55,8 @@ struct MailController: Sendable {
             case "team": team = value
             case "outcome": outcome = value
             case "direction":
-                if ["inbound", "reply"].contains(value) {
-                    direction = value
+                if let found = MailDirection(rawValue: value) {
+                    direction = found
                 } else {
                     reader.report(.query("direction"), "\"\(value)\" is not one of: inbound, reply")
                 }
@@ -72,28 +72,43 @@ struct MailController: Sendable {
             }
         }
         if let error = reader.error(file: "request") { throw error }
-        let entries = try await state.mailRecords().filter { record in
+        let entries = try await state.mail.records().filter { record in
             if let user,
                 ![record.userKey?.lowercased(), record.recipient, record.deliveredTo?.lowercased()].contains(user)
             {
                 return false
             }
             if let team, record.teamId != team { return false }
-            if let outcome, record.outcome != outcome { return false }
+            if let outcome, record.outcome.rawValue != outcome { return false }
             if let direction, record.direction != direction { return false }
             return true
         }.prefix(limit)
+        let usage = try await state.mail.usage()
+        let settings = try await state.current().world.settings
         /// The answer.
         struct Listing: Encodable {
             var smtp: Status
+            var mailbox: Summary
             var entries: [MailRecord]
         }
-        return Responses.adminJSON(Listing(smtp: status, entries: Array(entries)))
+        let summary = Summary(
+            keptMessages: usage.kept.count, keptBytes: usage.keptBytes, maxBytes: settings.mailboxMaxBytes,
+            droppedMessages: usage.droppedMessages, droppedBytes: usage.droppedBytes)
+        return Responses.adminJSON(Listing(smtp: status, mailbox: summary, entries: Array(entries)))
+    }
+
+    /// What the mailbox holds of messages and what it dropped to stay within its bounds.
+    struct Summary: Encodable {
+        var keptMessages: Int
+        var keptBytes: Int
+        var maxBytes: Int
+        var droppedMessages: Int
+        var droppedBytes: Int
     }
 
     private func record(_ context: MockRequestContext) async throws -> MailRecord {
         let id = context.parameters.get("id") ?? ""
-        guard let record = try await state.mailRecord(id) else {
+        guard let record = try await state.mail.record(id) else {
             throw ControlRefusal.notFound("no mail \"\(id)\" in the mailbox")
         }
         return record
@@ -101,9 +116,9 @@ struct MailController: Sendable {
 
     private func raw(_ context: MockRequestContext) async throws -> Response {
         let record = try await record(context)
-        guard let message = try await state.mailMessage(record.id) else {
+        guard let message = try await state.mail.message(record.id) else {
             throw ControlRefusal.notFound(
-                "mail \(record.id) has no message kept (refused at RCPT TO, or older than the newest \(MailboxLimits.rawMessages) messages)"
+                "mail \(record.id) has no message kept (refused at RCPT TO, or dropped to keep the newest \(MailboxLimits.rawMessages) messages within mailboxMaxBytes)"
             )
         }
         return Response(
@@ -112,7 +127,7 @@ struct MailController: Sendable {
                 .contentType: "message/rfc822", .cacheControl: "no-store",
                 .contentDisposition: "inline; filename=\"\(record.id).eml\"",
             ],
-            body: .init(byteBuffer: ByteBuffer(bytes: message.data)))
+            body: .init(byteBuffer: ByteBuffer(bytes: message)))
     }
 
     private func reply(_ request: Request, _ context: MockRequestContext) async throws -> Response {
@@ -131,19 +146,14 @@ struct MailController: Sendable {
             if let raw = members["subject"] { subject = reader.string(raw, at: .root.member("subject")) }
         }
         try reader.refuseBodyIfInvalid()
-        guard original.direction == "inbound", original.outcome == "relayed" else {
+        guard original.direction == .inbound, original.outcome == .relayed else {
             throw ControlRefusal.notApplicable(
-                "mail \(original.id) was not relayed to the user (outcome \(original.outcome)); there is nothing to reply to"
+                "mail \(original.id) was not relayed to the user (outcome \(original.outcome.rawValue)); there is nothing to reply to"
             )
         }
         guard let server = mail.configuration.replyServer else {
             throw ControlRefusal.notApplicable(
                 "no outbound SMTP server: start the server with --smtp-outbound host:port (or --smtp-forward)")
-        }
-        let quota = try await state.mailQuota(original.recipient)
-        guard quota.sent < quota.limit else {
-            throw ControlRefusal.limitReached(
-                "\(original.recipient) reached its daily limit of \(quota.limit) messages", limit: quota.limit)
         }
         let active = try await state.current()
         let user = original.userKey.flatMap { active.world.users[$0] }
@@ -155,29 +165,36 @@ struct MailController: Sendable {
             to: original, text: text ?? "", subject: subject, userName: name.isEmpty ? nil : name, id: id,
             at: active.now)
         var record = MailRecord(
-            id: id, at: active.now, wallTime: wallTime, direction: "reply", outcome: "sent", smtpReply: "",
+            id: id, at: active.now, wallTime: wallTime, direction: .reply, outcome: .sent, smtpReply: "",
             envelopeSender: reply.sender, recipient: reply.recipient, userKey: original.userKey,
             teamId: original.teamId, from: reply.sender, subject: reply.subject, messageId: reply.messageId,
             size: reply.message.count, overTLS: false, hasRaw: true, inReplyTo: original.id)
+        // The day's limit is checked and counted in one step, just before sending.
+        let reservedOn: Date
+        switch try await state.mail.reserveReply(from: original.recipient) {
+        case .success(let day): reservedOn = day
+        case .failure(let reached):
+            throw ControlRefusal.limitReached(
+                "\(original.recipient) reached its daily limit of \(reached.limit) messages", limit: reached.limit)
+        }
         do {
             let answer = try await SMTPClient.send(
                 reply.message, from: reply.sender, to: [reply.recipient], server: server)
             record.smtpReply = answer.description
         } catch {
-            record.outcome = "failed"
+            record.outcome = .failed
             record.reason = "\(error)"
         }
-        try await state.keepMail(
-            record, message: reply.message, countFor: record.outcome == "sent" ? original.recipient : nil)
+        try await state.mail.finishReply(
+            record, message: reply.message, reservedFor: original.recipient, on: reservedOn)
         journal.record(
-            JournalEndpoint.smtp, started: started, mockTime: active.now,
-            outcome: record.outcome == "sent" ? .ok : .failed
+            JournalEndpoint.smtp, started: started, mockTime: active.now, outcome: record.outcome.journalOutcome
         ) {
             $0.method = "REPLY"
             $0.userKey = original.userKey
-            $0.status = record.outcome == "sent" ? 250 : nil
+            $0.status = record.outcome == .sent ? 250 : nil
             $0.reason = record.reason
         }
-        return Responses.adminJSON(record, status: record.outcome == "sent" ? .created : .badGateway)
+        return Responses.adminJSON(record, status: record.outcome == .sent ? .created : .badGateway)
     }
 }

@@ -10,10 +10,10 @@ struct MailRecord: Codable, Sendable, Equatable {
     /// When, on the wall clock.
     var wallTime: Date
     /// `inbound` (to a relay address) or `reply` (from the user, through the relay).
-    var direction: String
+    var direction: MailDirection
     /// `relayed`, a refusal (`user_not_found`, `unauthorized_sender`, `daily_limit`,
     /// `dkim_required`), or for replies `sent` / `failed`.
-    var outcome: String
+    var outcome: MailOutcome
     /// Why it was refused or failed, in the mock's words.
     var reason: String?
     /// The SMTP reply the sender got (or, for a reply, the outbound server's answer).
@@ -53,9 +53,49 @@ struct MailRecord: Codable, Sendable, Equatable {
     }
 }
 
-/// A message kept whole, as delivered to the user (or as received, when refused after DATA).
+/// A message as kept: whole (a reply), or as the relay delivered it without a copy of the
+/// received message: its own header lines (`data`), then the received message of `mail_body`
+/// named `body`, with the bytes `replaceStart..<replaceEnd` (the `From` field) replaced by
+/// `replacement`.
 struct MailMessage: Codable, Sendable, Equatable {
+    /// The whole message, or the lines the relay put on top.
     var data: Data
+    /// The key of the received message in `mail_body` (`nil`: `data` is the whole message).
+    var body: String?
+    /// The part of the received message replaced (the `From` field), and what replaces it.
+    var replaceStart: Int?
+    var replaceEnd: Int?
+    var replacement: Data?
+
+    init(data: Data, body: String? = nil, replacing range: Range<Int>? = nil, with replacement: [UInt8]? = nil) {
+        self.data = data
+        self.body = body
+        self.replaceStart = range?.lowerBound
+        self.replaceEnd = range?.upperBound
+        self.replacement = replacement.map { Data($0) }
+    }
+
+    /// The size of the assembled message, given the size of the received one.
+    func assembledCount(receivedCount: Int) -> Int {
+        guard body != nil else { return data.count }
+        let replaced = (replaceEnd ?? 0) - (replaceStart ?? 0)
+        return data.count + receivedCount - replaced + (replacement?.count ?? 0)
+    }
+
+    /// The message, given the received one it refers to.
+    func assembled(over received: Data?) -> Data? {
+        guard let body else { return data }
+        guard let received else { return nil }
+        var out = data
+        if let start = replaceStart, let end = replaceEnd, start <= end, end <= received.count {
+            out += received[received.startIndex..<received.startIndex + start]
+            out += replacement ?? Data()
+            out += received[(received.startIndex + end)...]
+        } else {
+            out += received
+        }
+        return out
+    }
 }
 
 /// How many messages went to one relay address on one day.

@@ -51,24 +51,28 @@ struct MessageHeaders: Sendable, Equatable {
         self.bodyStart = bodyStart
     }
 
-    /// The values of the fields named `name` (without case).
+    /// The values of the fields named `name` (without case; the obsolete spelling with spaces
+    /// before the colon, `From :`, is the same field).
     func values(_ name: String) -> [String] {
         let lowered = name.lowercased()
-        return fields.filter { $0.name.lowercased() == lowered }.map(\.value)
+        return fields.filter { Self.fieldName($0.name) == lowered }.map(\.value)
+    }
+
+    /// A field name as compared: lowercased, without the spaces or tabs of obs-optional.
+    static func fieldName(_ written: String) -> String {
+        var name = Substring(written)
+        while let last = name.last, last == " " || last == "\t" { name = name.dropLast() }
+        return name.lowercased()
     }
 
     /// The first value of the field named `name`.
     func first(_ name: String) -> String? { values(name).first }
 
-    /// The address of the first mailbox in `From`.
-    var fromAddress: String? { first("From").flatMap(Self.address(in:)) }
+    /// The authors of the message, or why they cannot be told.
+    var authors: Result<MessageAuthors, AuthorProblem> { MessageAuthors.read(self) }
 
-    /// The display name of `From`, if it has one.
-    var fromName: String? {
-        guard let from = first("From"), let open = from.firstIndex(of: "<") else { return nil }
-        let name = from[..<open].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["\""])
-        return name.isEmpty ? nil : EncodedWords.decode(name)
-    }
+    /// The address of the first mailbox in `From`, read by RFC 5322's grammar.
+    var fromAddress: String? { first("From").flatMap(Self.address(in:)) }
 
     /// `Subject`, with RFC 2047 encoded words decoded.
     var subject: String? { first("Subject").map(EncodedWords.decode) }
@@ -82,18 +86,10 @@ struct MessageHeaders: Sendable, Equatable {
         }
     }
 
-    /// The addr-spec in a mailbox: inside the last `<…>`, or the text without comments.
+    /// The addr-spec of the first mailbox in an address field's value (RFC 5322's grammar).
     static func address(in value: String) -> String? {
-        if let open = value.lastIndex(of: "<"), let close = value[open...].firstIndex(of: ">") {
-            let inside = value[value.index(after: open)..<close].trimmingCharacters(in: .whitespaces)
-            return inside.contains("@") ? inside : nil
-        }
-        var text = value
-        while let open = text.firstIndex(of: "("), let close = text[open...].firstIndex(of: ")") {
-            text.removeSubrange(open...close)
-        }
-        let bare = text.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return bare.contains("@") && !bare.contains(" ") ? bare : nil
+        guard case .success(let mailboxes) = AddressListParser.mailboxes(in: value) else { return nil }
+        return mailboxes.first?.address
     }
 }
 

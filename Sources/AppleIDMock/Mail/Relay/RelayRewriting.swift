@@ -14,11 +14,15 @@ enum RelayRewriting {
         return "\(spelled.prefix(40))_\(token)@icloud.com"
     }
 
-    /// The rewritten `From` field's value: the display name kept (or the original address as one).
+    /// The rewritten `From` field's value: each author's display name kept (or its address as
+    /// one), written back as a clean phrase (quoted, or encoded words), before its reply address.
     static func rewrittenFrom(_ headers: MessageHeaders, relayAddress: String) -> String? {
-        guard let address = headers.fromAddress else { return nil }
-        let name = (headers.fromName ?? address).replacingOccurrences(of: "\"", with: "'")
-        return "\"\(name)\" <\(replyAddress(for: address, relayAddress: relayAddress))>"
+        guard case .success(let authors) = headers.authors else { return nil }
+        return authors.from.map { author in
+            let phrase = HeaderText.phrase(author.displayName ?? author.address) ?? HeaderText.phrase(author.address)
+            return (phrase.map { $0 + " " } ?? "")
+                + "<\(replyAddress(for: author.address, relayAddress: relayAddress))>"
+        }.joined(separator: ",\r\n ")
     }
 
     /// The delivered message.
@@ -26,22 +30,29 @@ enum RelayRewriting {
         _ message: [UInt8], headers: MessageHeaders, target: RelayTarget, heloName: String, id: String, at: Date,
         overTLS: Bool
     ) -> [UInt8] {
+        let recipe = deliveredRecipe(
+            message, headers: headers, target: target, heloName: heloName, id: id, bodyId: "", at: at,
+            overTLS: overTLS)
+        return Array(recipe.assembled(over: Data(message)) ?? Data())
+    }
+
+    /// The delivered message as kept: the relay's lines on top, over the received message kept
+    /// once as `bodyId`, with its first `From` field replaced by the rewritten one.
+    static func deliveredRecipe(
+        _ message: [UInt8], headers: MessageHeaders, target: RelayTarget, heloName: String, id: String,
+        bodyId: String, at: Date, overTLS: Bool
+    ) -> MailMessage {
         var top =
-            "Received: from \(sanitized(heloName)) by privaterelay.appleid.com (apple-id-mock) with \(overTLS ? "ESMTPS" : "ESMTP") id \(id)\r\n\tfor <\(target.address)>; \(rfc5322Date(at))\r\n"
-        top += "Delivered-To: \(target.deliverTo)\r\n"
-        let rewritten = rewrittenFrom(headers, relayAddress: target.address)
-        var out = Array(top.utf8)
-        var replaced = false
-        for field in rawFields(message, headerEnd: headers.bodyStart) {
-            if !replaced, let rewritten, field.name.lowercased() == "from" {
-                out += Array("From: \(rewritten)\r\n".utf8)
-                replaced = true
-            } else {
-                out += field.bytes
-            }
-        }
-        out += message[min(headers.bodyStart, message.count)...]
-        return out
+            "Received: from \(HeaderText.token(heloName)) by privaterelay.appleid.com (apple-id-mock) with \(overTLS ? "ESMTPS" : "ESMTP") id \(id)\r\n\tfor <\(HeaderText.token(target.address))>; \(rfc5322Date(at))\r\n"
+        top += "Delivered-To: \(HeaderText.token(target.deliverTo))\r\n"
+        guard let rewritten = rewrittenFrom(headers, relayAddress: target.address),
+            let field = rawFields(message, headerEnd: headers.bodyStart).first(where: {
+                MessageHeaders.fieldName($0.name) == "from"
+            })
+        else { return MailMessage(data: Data(top.utf8), body: bodyId) }
+        return MailMessage(
+            data: Data(top.utf8), body: bodyId, replacing: field.bytes.startIndex..<field.bytes.endIndex,
+            with: Array("From: \(rewritten)\r\n".utf8))
     }
 
     /// The header fields as written (each with its folded lines), up to and with the empty line.
@@ -69,10 +80,6 @@ enum RelayRewriting {
         }
         if start < end { fields.append(("", message[start..<end])) }
         return fields
-    }
-
-    private static func sanitized(_ text: String) -> String {
-        String(text.prefix(200).map { $0.isASCII && !$0.isWhitespace && $0 != "\r" && $0 != "\n" ? $0 : "_" })
     }
 
     /// An RFC 5322 date, e.g. `Wed, 25 Nov 2026 16:00:00 +0000`.

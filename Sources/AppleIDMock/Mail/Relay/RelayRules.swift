@@ -45,11 +45,19 @@ enum RelayRules {
         _ headers: MessageHeaders, targets: [RelayTarget], teams: [String: Team], requireDKIM: Bool
     ) -> RelayRefusal? {
         for teamId in Set(targets.map(\.teamId)).sorted() {
-            guard let from = headers.fromAddress else {
-                return .unauthorizedSender(
-                    headers.first("From") ?? "", reason: "the message has no From header with an address")
+            let authors: MessageAuthors
+            switch headers.authors {
+            case .success(let found): authors = found
+            case .failure(let problem): return .unreadableAuthor(reason: problem.reason)
             }
-            if let refusal = senderRefusal(from, field: "From header", teamId: teamId, teams: teams) {
+            for author in authors.from {
+                if let refusal = senderRefusal(author.address, field: "From header", teamId: teamId, teams: teams) {
+                    return refusal
+                }
+            }
+            if let sender = authors.sender,
+                let refusal = senderRefusal(sender.address, field: "Sender header", teamId: teamId, teams: teams)
+            {
                 return refusal
             }
             if requireDKIM {

@@ -20,9 +20,9 @@ enum ReplyComposer {
         let subject = subject ?? "Re: " + (record.subject ?? "")
         let messageId = "<\(id)@\(World.relayDomain)>"
         var lines = [
-            "From: " + (userName.map { "\"\(clean($0))\" " } ?? "") + "<\(record.recipient)>",
+            "From: " + (userName.flatMap(HeaderText.phrase).map { $0 + " " } ?? "") + "<\(record.recipient)>",
             "To: <\(original)>",
-            "Subject: \(encoded(subject))",
+            "Subject: \(HeaderText.unstructured(subject))",
             "Date: \(RelayRewriting.rfc5322Date(at))",
             "Message-ID: \(messageId)",
         ]
@@ -43,13 +43,8 @@ enum ReplyComposer {
 
     /// `text` as one header line.
     private static func clean(_ text: String) -> String {
-        String(text.map { $0 == "\r" || $0 == "\n" || $0 == "\"" ? " " : $0 })
-    }
-
-    /// `text` as an RFC 2047 word when it is not ASCII.
-    private static func encoded(_ text: String) -> String {
-        let line = clean(text)
-        guard !line.allSatisfy(\.isASCII) else { return line }
-        return "=?UTF-8?B?\(Data(line.utf8).base64EncodedString())?="
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { AddressListParser.isControl($0) || $0 == "\"" ? " " : $0 }))
     }
 }

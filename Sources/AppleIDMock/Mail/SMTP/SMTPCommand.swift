@@ -54,30 +54,27 @@ enum SMTPCommand: Equatable, Sendable {
         }
     }
 
-    /// Reads `FROM:<path> KEY=VALUE …` (spaces allowed around the colon, as many clients send them).
+    /// Reads `FROM:<path> KEY=VALUE …` (spaces allowed around the colon, as many clients send them);
+    /// the path by RFC 5321's grammar (`SMTPPath`).
     private static func pathAndParameters(_ text: String, keyword: String) -> (String, [String: String])? {
         guard text.uppercased().hasPrefix(keyword) else { return nil }
         var rest = text.dropFirst(keyword.count).drop { $0 == " " }
         guard rest.first == ":" else { return nil }
         rest = rest.dropFirst().drop { $0 == " " }
-        guard rest.first == "<", let close = rest.firstIndex(of: ">") else { return nil }
-        var path = String(rest[rest.index(after: rest.startIndex)..<close])
-        // A source route (`@a,@b:user@example.com`) is allowed and ignored (RFC 5321 §4.1.2).
-        if path.hasPrefix("@"), let colon = path.firstIndex(of: ":") {
-            path = String(path[path.index(after: colon)...])
-        }
-        guard !path.contains(" "), path.isEmpty || isMailbox(path) else { return nil }
+        guard let path = SMTPPath.parse(rest) else { return nil }
+        let after = rest[path.end...]
+        guard after.isEmpty || after.first == " " else { return nil }
         var parameters: [String: String] = [:]
-        for word in rest[rest.index(after: close)...].split(separator: " ") {
+        for word in after.split(separator: " ") {
             let parts = word.split(separator: "=", maxSplits: 1)
             parameters[parts[0].uppercased()] = parts.count > 1 ? String(parts[1]) : ""
         }
-        return (path, parameters)
+        return (path.mailbox, parameters)
     }
 
-    /// Whether `text` looks like `local@domain`.
-    static func isMailbox(_ text: String) -> Bool {
-        guard let at = text.lastIndex(of: "@") else { return false }
-        return at != text.startIndex && text.index(after: at) != text.endIndex
+    /// Whether `line` holds only printable ASCII, spaces and tabs: anything else (CR, NUL, DEL,
+    /// 8-bit, invalid UTF-8) makes the command refused with a fixed text, never quoted back.
+    static func isPrintable(_ line: [UInt8]) -> Bool {
+        line.allSatisfy { (32...126).contains($0) || $0 == 9 }
     }
 }

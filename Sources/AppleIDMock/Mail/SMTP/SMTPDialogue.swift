@@ -48,9 +48,17 @@ struct SMTPDialogue: Sendable {
     private var message: [UInt8] = []
     private var messageOverflow = false
     private var atLineStart = true
+    /// The length of the data line being read (its pieces so far).
+    private var dataLineLength = 0
+    /// Why the message in DATA is refused at its end (a bare CR or LF, a line too long).
+    private var dataProblem: SMTPReply?
     private var commandOverflow = false
     private var errors = 0
     private var commands = 0
+    /// Counts the steps that move a transaction on (MAIL, RCPT, DATA and its lines, the delivery):
+    /// the server bounds the time a connection holds a slot without it growing. NOOP, RSET, EHLO
+    /// and refused commands do not count.
+    private(set) var progress = 0
 
     init(limits: SMTPLimits = SMTPLimits(), tlsAvailable: Bool = false) {
         self.limits = limits
@@ -80,13 +88,35 @@ struct SMTPDialogue: Sendable {
         case (.awaitingTLS, _), (_, .tlsStarted):
             return .none
         case (.data, .fragment(let bytes)):
-            append(bytes[...], endsLine: false)
+            progress += 1
+            var content = bytes[...]
+            if atLineStart, content.first == UInt8(ascii: ".") { content = content.dropFirst() }
+            dataLineLength += bytes.count
+            check(content)
+            append(content, endsLine: false)
             return .none
         case (.data, .line(let bytes, let crlf)):
+            progress += 1
+            // Only <CRLF>.<CRLF> ends the data: a "." after a bare LF is data (RFC 5321 §4.1.1.4),
+            // and a bare LF never ends a line, so nothing after it can run as a command.
             if atLineStart, crlf, bytes == [UInt8(ascii: ".")] { return endOfData() }
             var content = bytes[...]
             if atLineStart, content.first == UInt8(ascii: ".") { content = content.dropFirst() }
-            append(content, endsLine: true)
+            dataLineLength += bytes.count
+            check(content)
+            if !crlf {
+                dataProblem =
+                    dataProblem
+                    ?? SMTPReply(550, "5.6.0", "Error: bare <LF> in the message; lines end with <CR><LF>")
+            }
+            if dataLineLength + 2 > Self.maxDataLine {
+                dataProblem =
+                    dataProblem
+                    ?? SMTPReply(
+                        552, "5.6.0", "Error: a message line is longer than \(Self.maxDataLine) octets with <CR><LF>")
+            }
+            dataLineLength = 0
+            append(content, endsLine: crlf)
             return .none
         case (_, .fragment):
             commandOverflow = true
@@ -101,6 +131,10 @@ struct SMTPDialogue: Sendable {
                 phase = .closed
                 return .replyAndClose(SMTPReply(421, "4.7.0", "\(limits.hostName) Error: too many commands"))
             }
+            guard SMTPCommand.isPrintable(bytes) else {
+                return error(
+                    SMTPReply(501, "5.5.2", "Error: command with bytes other than printable ASCII (CR, NUL, 8-bit...)"))
+            }
             return command(SMTPCommand.parse(String(decoding: bytes, as: UTF8.self)))
         }
     }
@@ -109,12 +143,14 @@ struct SMTPDialogue: Sendable {
     mutating func recipientChecked(_ address: String, refusal: SMTPReply?) -> SMTPReply {
         phase = .transaction
         if let refusal { return refusal }
+        progress += 1
         recipients.append(address)
         return SMTPReply(250, "2.1.5", "Ok")
     }
 
     /// The caller's answer to a delivered message; the transaction ends either way.
     mutating func delivered(_ reply: SMTPReply) -> SMTPReply {
+        progress += 1
         phase = .ready
         resetTransaction()
         return reply
@@ -144,7 +180,11 @@ struct SMTPDialogue: Sendable {
                 return error(SMTPReply(503, "5.5.1", "Error: need MAIL command"))
             }
             if let name = parameters.keys.sorted().first {
-                return error(SMTPReply(555, "5.5.4", "Unsupported option: \(name)"))
+                return error(SMTPReply(555, "5.5.4", "Unsupported option: \(SMTPReply.quoted(name, limit: 40))"))
+            }
+            if recipients.contains(where: { $0.lowercased() == to.lowercased() }) {
+                // A repeated recipient is one delivery: accepted again, kept once.
+                return .reply(SMTPReply(250, "2.1.5", "Ok (already a recipient; delivered once)"))
             }
             guard recipients.count < limits.maxRecipients else {
                 return .reply(SMTPReply(452, "4.5.3", "Error: too many recipients"))
@@ -157,9 +197,12 @@ struct SMTPDialogue: Sendable {
             }
             guard !recipients.isEmpty else { return error(SMTPReply(554, "5.5.1", "Error: no valid recipients")) }
             phase = .data
+            progress += 1
             message = []
             messageOverflow = false
             atLineStart = true
+            dataLineLength = 0
+            dataProblem = nil
             return .reply(SMTPReply(354, nil, "End data with <CR><LF>.<CR><LF>"))
         case .rset:
             if phase != .fresh { phase = .ready }
@@ -214,9 +257,10 @@ struct SMTPDialogue: Sendable {
                     return error(SMTPReply(501, "5.5.4", "Bad BODY parameter"))
                 }
             default:
-                return error(SMTPReply(555, "5.5.4", "Unsupported option: \(name)"))
+                return error(SMTPReply(555, "5.5.4", "Unsupported option: \(SMTPReply.quoted(name, limit: 40))"))
             }
         }
+        progress += 1
         sender = from
         recipients = []
         phase = .transaction
@@ -229,6 +273,11 @@ struct SMTPDialogue: Sendable {
     private mutating func append(_ content: ArraySlice<UInt8>, endsLine: Bool) {
         atLineStart = endsLine
         guard !messageOverflow else { return }
+        guard dataProblem == nil else {
+            // Refused at its end whatever follows: nothing more is kept.
+            message = []
+            return
+        }
         let added = content.count + (endsLine ? 2 : 0)
         guard message.count + added <= limits.maxMessageBytes else {
             messageOverflow = true
@@ -239,7 +288,22 @@ struct SMTPDialogue: Sendable {
         if endsLine { message.append(contentsOf: [13, 10]) }
     }
 
+    /// The longest data line, with its CRLF (RFC 5321 §4.5.3.1.6).
+    static let maxDataLine = 1_000
+
+    /// Notes a bare CR in a data line's content.
+    private mutating func check(_ content: ArraySlice<UInt8>) {
+        if dataProblem == nil, content.contains(13) {
+            dataProblem = SMTPReply(550, "5.6.0", "Error: bare <CR> in the message; lines end with <CR><LF>")
+        }
+    }
+
     private mutating func endOfData() -> Action {
+        if let dataProblem {
+            phase = .ready
+            resetTransaction()
+            return .reply(dataProblem)
+        }
         if messageOverflow {
             phase = .ready
             resetTransaction()
@@ -258,6 +322,8 @@ struct SMTPDialogue: Sendable {
         recipients = []
         message = []
         messageOverflow = false
+        dataProblem = nil
+        dataLineLength = 0
     }
 
     /// A refusal that counts toward the connection's error limit.

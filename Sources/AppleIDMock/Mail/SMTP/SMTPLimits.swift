@@ -13,8 +13,13 @@ struct SMTPLimits: Sendable, Equatable {
     var maxErrors = 20
     /// Commands tolerated on one connection (pipelining abuse) before it is closed with `421`.
     var maxCommands = 20_000
-    /// How long a client may stay silent, in milliseconds (the server's `--idle-timeout`).
+    /// How long a client may stay silent, or keep talking without moving a transaction on (NOOP,
+    /// RSET), in milliseconds (the server's `--idle-timeout`).
     var idleMilliseconds: Int64 = 30_000
-    /// Connections served at once; more are answered `421` and closed.
+    /// Connections served at once; when all are taken, the one longest without progress gives
+    /// its slot to a new client, else the new client is answered `421` and closed.
     var maxConnections = 64
+    /// How long a connection must have gone without progress before its slot can go to a new
+    /// client (at most `idleMilliseconds`).
+    var reclaimAfterMilliseconds: Int64 = 1_000
 }

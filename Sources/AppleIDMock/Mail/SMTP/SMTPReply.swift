@@ -23,9 +23,20 @@ struct SMTPReply: Sendable, Equatable, CustomStringConvertible {
     /// Whether the reply accepts (2xx or 3xx).
     var isPositive: Bool { code < 400 }
 
-    /// The reply as sent on the wire, CRLF after each line.
+    /// Client text as a reply may quote it: printable ASCII only (anything else becomes `?`), at
+    /// most `limit` characters, so that no client can make the server say a forged line.
+    static func quoted(_ text: String, limit: Int = 100) -> String {
+        let printable = text.unicodeScalars.prefix(limit + 1).map {
+            (32...126).contains($0.value) ? Character($0) : "?"
+        }
+        return printable.count > limit ? String(printable.prefix(limit)) + "..." : String(printable)
+    }
+
+    /// The reply as sent on the wire, CRLF after each line (a CR or LF inside a line's text, which
+    /// the server never writes, would be sent as a space).
     var wire: String {
-        lines.enumerated().map { index, line in
+        lines.map { String($0.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 }) }.enumerated().map {
+            index, line in
             let separator = index == lines.count - 1 ? " " : "-"
             let prefix = enhanced.map { "\($0) " } ?? ""
             return "\(code)\(separator)\(prefix)\(line)\r\n"

@@ -19,7 +19,8 @@ struct SMTPServer: Service {
     /// The TLS context for STARTTLS (`nil`: not offered).
     let tls: NIOSSLContext?
     let logger: Logger
-    private let open = ConnectionCount()
+    /// The connection slots, shared fairly (`SMTPConnectionSlots`).
+    let slots: SMTPConnectionSlots
 
     /// The port it is bound to.
     var port: Int { listener.channel.localAddress?.port ?? 0 }
@@ -57,6 +58,9 @@ struct SMTPServer: Service {
         self.limits = limits
         self.tls = tls
         self.logger = logger
+        self.slots = SMTPConnectionSlots(
+            capacity: limits.maxConnections,
+            reclaimAfter: .milliseconds(min(limits.reclaimAfterMilliseconds, limits.idleMilliseconds)))
     }
 
     func run() async throws {
@@ -71,24 +75,51 @@ struct SMTPServer: Service {
         }
     }
 
-    /// Serves one connection until QUIT, a fatal error, the client leaving, or shutdown.
+    /// Serves one connection until QUIT, a fatal error, the client leaving, too long without
+    /// progress, or shutdown.
     private func serve(_ connection: Connection) async {
-        let count = open.value.wrappingAdd(1, ordering: .relaxed).newValue
-        defer { open.value.wrappingSubtract(1, ordering: .relaxed) }
+        let admission = slots.admit(connection.channel)
+        let slot: Int?
+        switch admission {
+        case .admitted(let id): slot = id
+        case .admittedReclaiming(let id, let victim):
+            slot = id
+            let bye = SMTPReply(421, "4.4.2", "\(limits.hostName) Error: no progress; slot given to a new client")
+            victim.writeAndFlush(NIOAny(ByteBuffer(string: bye.wire))).whenComplete { _ in
+                victim.close(promise: nil)
+            }
+        case .full: slot = nil
+        }
+        defer { if let slot { slots.release(slot) } }
         do {
             try await connection.executeThenClose { inbound, outbound in
                 func say(_ reply: SMTPReply) async throws {
                     try await outbound.write(ByteBuffer(string: reply.wire))
                 }
-                guard count <= limits.maxConnections else {
+                guard let slot else {
                     try await say(SMTPReply(421, "4.7.0", "\(limits.hostName) Error: too many connections"))
                     return
                 }
                 var dialogue = SMTPDialogue(limits: limits, tlsAvailable: tls != nil)
+                var progress = dialogue.progress
+                var lastProgress = ContinuousClock.now
+                let patience = Duration.milliseconds(limits.idleMilliseconds)
                 try await say(dialogue.greeting)
                 do {
                     for try await input in inbound {
-                        switch dialogue.receive(input) {
+                        let action = dialogue.receive(input)
+                        if dialogue.progress != progress {
+                            progress = dialogue.progress
+                            lastProgress = .now
+                            slots.progressed(slot)
+                        } else if ContinuousClock.now - lastProgress > patience {
+                            // NOOP, RSET, refused commands: no progress; the slot is not held for ever.
+                            try await say(
+                                SMTPReply(
+                                    421, "4.4.2", "\(limits.hostName) Error: no progress in the transaction; closing"))
+                            return
+                        }
+                        switch action {
                         case .none:
                             continue
                         case .reply(let reply):
@@ -105,6 +136,11 @@ struct SMTPServer: Service {
                             await forward()
                         case .startTLS(let reply):
                             try await startTLS(on: connection.channel, after: reply)
+                        }
+                        if dialogue.progress != progress {
+                            progress = dialogue.progress
+                            lastProgress = .now
+                            slots.progressed(slot)
                         }
                     }
                 } catch  where Task.isCancelled {}
@@ -131,9 +167,4 @@ struct SMTPServer: Service {
             channel.pipeline.fireUserInboundEventTriggered(SMTPFramingHandler.TLSStarted())
         }.get()
     }
-}
-
-/// How many SMTP connections are open (a class, so that the service stays copyable).
-final class ConnectionCount: Sendable {
-    let value = Atomic<Int>(0)
 }

@@ -1,0 +1,161 @@
+"""The relay writes only clean mail and cannot be starved (issue 36): no header injection through
+decoded names, no raw bytes in headers, fair connection slots, a mailbox that refusals cannot
+flush, envelope addresses by RFC 5321's grammar. Each case checks the stored and delivered bytes."""
+
+import base64
+import smtplib
+import socket
+import time
+
+import pytest
+
+from conftest import Mock, Raw, marker, wait_forwarded
+from pyharness import deadline
+
+
+def header_section(content):
+    return content.split(b"\r\n\r\n", 1)[0]
+
+
+def assert_clean(section):
+    """Every header line is printable ASCII (or a folding tab), and ends in CRLF only."""
+    for line in section.split(b"\r\n"):
+        assert all(32 <= byte <= 126 or byte == 9 for byte in line), line
+
+
+def send(mock, data, to, sender="news@example.com", **options):
+    with smtplib.SMTP("127.0.0.1", mock.smtp_port, timeout=15) as client:
+        return client.sendmail(sender, [to], data, **options)
+
+
+def test_an_encoded_name_decoding_to_crlf_adds_no_header_line(mock, sink):
+    relay = mock.hide_my_email("sam")
+    name = base64.b64encode(b"Receipts\r\nFrom: evil@evil.test\r\nX-Injected: yes").decode()
+    mark = marker()
+    data = (f"From: =?utf-8?B?{name}?= <receipts@payments.example.net>\r\nTo: <{relay}>\r\n"
+            f"Subject: {mark}\r\n\r\nbody\r\n").encode()
+    assert send(mock, data, relay) == {}
+    [forwarded] = wait_forwarded(sink, mark)
+    [entry] = mock.wait_mail(1, outcome="relayed")
+    status, stored = mock.call("GET", f"/__admin/mail/{entry['id']}/raw")
+    for content in (forwarded.content, stored.encode()):
+        section = header_section(content)
+        lines = section.split(b"\r\n")
+        assert not any(line.startswith(b"X-Injected") for line in lines)
+        assert [line for line in lines if line.lower().startswith(b"from:")] == [
+            b'From: "Receipts From: evil@evil.test X-Injected: yes" <'
+            + entry["rewrittenFrom"].split("<")[1].encode()]
+        assert_clean(section)
+
+
+def test_nul_and_utf8_names_are_written_back_as_encoded_words(mock, sink):
+    relay = mock.hide_my_email("sam")
+    nul = base64.b64encode("A\x00B".encode()).decode()
+    one, two = marker(), marker()
+    data = (f"From: =?utf-8?B?{nul}?= <news@example.com>\r\nTo: <{relay}>\r\nSubject: {one}\r\n\r\nbody\r\n").encode()
+    assert send(mock, data, relay) == {}
+    data = (f"From: Élégant Café <news@example.com>\r\nTo: <{relay}>\r\nSubject: {two}\r\n\r\nbody\r\n").encode()
+    assert send(mock, data, relay, mail_options=["BODY=8BITMIME"]) == {}
+    [first] = wait_forwarded(sink, one)
+    [second] = wait_forwarded(sink, two)
+    assert b'From: "A B" <news_at_example_com_' in first.content and b"\x00" not in first.content
+    section = header_section(second.content)
+    assert b"From: =?UTF-8?B?" in section
+    assert_clean(section.split(b"\r\nTo:")[0])
+
+
+def test_a_nul_in_the_ehlo_name_is_refused_and_received_stays_clean(mock, sink):
+    relay = mock.hide_my_email("sam")
+    raw = Raw(mock)
+    assert raw.command(b"EHLO a\x00b") == [
+        b"501 5.5.2 Error: command with bytes other than printable ASCII (CR, NUL, 8-bit...)"]
+    raw.command("EHLO client.example")
+    raw.command("MAIL FROM:<news@example.com>")
+    raw.command(f"RCPT TO:<{relay}>")
+    raw.command("DATA")
+    mark = marker()
+    raw.send(f"From: <news@example.com>\r\nTo: <{relay}>\r\nSubject: {mark}\r\n\r\nbody\r\n.\r\n".encode())
+    assert raw.reply()[0].startswith(b"250 ")
+    raw.close()
+    [forwarded] = wait_forwarded(sink, mark)
+    assert forwarded.content.startswith(b"Received: from client.example by privaterelay.appleid.com")
+    assert_clean(header_section(forwarded.content))
+
+
+def test_envelope_addresses_follow_rfc_5321(mock, sink):
+    relay = mock.hide_my_email("sam")
+    raw = Raw(mock)
+    raw.command("EHLO me")
+    assert raw.command("MAIL FROM:<evil@evil.test@example.com>")[0].startswith(b"501 5.5.4")
+    assert raw.command('MAIL FROM:<"john doe"@example.com>')[0].startswith(b"250 ")
+    assert raw.command(f"RCPT TO:<{relay}@example.com>")[0].startswith(b"501 5.5.4")
+    assert raw.command(f"RCPT TO:<{relay}>")[0].startswith(b"250 ")
+    raw.command("DATA")
+    mark = marker()
+    raw.send(f'From: "john doe"@example.com\r\nTo: <{relay}>\r\nSubject: {mark}\r\n\r\nbody\r\n.\r\n'.encode())
+    assert raw.reply()[0].startswith(b"250 ")
+    raw.close()
+    [entry] = mock.wait_mail(1, outcome="relayed")
+    assert entry["envelopeSender"] == '"john doe"@example.com'
+    [forwarded] = wait_forwarded(sink, mark)
+    assert forwarded.mail_from == '"john doe"@example.com'
+
+
+def test_a_flood_of_refusals_does_not_flush_relayed_mail(mock):
+    relay = mock.hide_my_email("sam")
+    assert send(mock, f"From: <news@example.com>\r\nTo: <{relay}>\r\n\r\nkeep me\r\n".encode(), relay) == {}
+    raw = Raw(mock, timeout=120)
+    raw.send(b"EHLO me\r\nMAIL FROM:<news@example.com>\r\n" + b"".join(
+        f"RCPT TO:<nobody{n}@privaterelay.appleid.com>\r\n".encode() for n in range(1_100)))
+    raw.reply()
+    raw.reply()
+    codes = {raw.reply()[0][:3] for _ in range(1_100)}
+    assert codes == {b"550"}
+    raw.close()
+    assert len(mock.mail(outcome="relayed")) == 1
+    assert len(mock.mail(outcome="user_not_found", limit=1000)) == 1000
+
+
+def test_noop_does_not_keep_a_slot():
+    mock = Mock("--smtp-port", "0", "--idle-timeout", "1")
+    try:
+        raw = Raw(mock)
+        raw.command("EHLO me")
+        started = time.time()
+        end = deadline(10)
+        reply = None
+        while time.time() < end:
+            time.sleep(0.25)
+            try:
+                reply = raw.command("NOOP")
+            except (ConnectionError, OSError):
+                break
+            if reply[0].startswith(b"421"):
+                break
+        assert reply and reply[0].startswith(b"421 4.4.2") and b"no progress" in reply[0]
+        assert time.time() - started >= 1
+        raw.close()
+    finally:
+        mock.stop()
+
+
+def test_idle_connections_give_their_slots_to_new_clients():
+    mock = Mock("--smtp-port", "0")
+    try:
+        idle = [Raw(mock) for _ in range(64)]
+        time.sleep(1.3)
+        fresh = Raw(mock)
+        assert fresh.command("EHLO me")[-1].startswith(b"250 ")
+        assert fresh.command("QUIT") == [b"221 2.0.0 Bye"]
+        told = 0
+        for connection in idle:
+            connection.socket.settimeout(0.2)
+            try:
+                if connection.reply()[0].startswith(b"421 4.4.2"):
+                    told += 1
+            except (socket.timeout, ConnectionError, OSError):
+                pass
+            connection.close()
+        assert told == 1
+    finally:
+        mock.stop()

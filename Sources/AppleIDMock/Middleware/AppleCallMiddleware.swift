@@ -61,17 +61,25 @@ struct AppleCallMiddleware: RouterMiddleware {
         }
         let outcome =
             notes.dropped ? "dropped" : notes.refusal?.code ?? (status < 400 ? "ok" : "http_\(status)")
+        let duration = ContinuousClock.now - started
+        let grantType = parameters.first("grant_type")
+        state.metrics.appleCall(
+            endpoint: endpoint, grantType: grantType, outcome: outcome, duration: duration, issued: notes.issued)
         journal.record(
             JournalEntry(
                 id: journal.nextId(at: wallTime), at: active?.now ?? wallTime, wallTime: wallTime,
-                endpoint: endpoint, method: request.method.rawValue, grantType: parameters.first("grant_type"),
+                endpoint: endpoint, method: request.method.rawValue, grantType: grantType,
                 clientId: parameters.first("client_id"), clientSecretKeyId: notes.secretKeyId,
                 clientSecretTeamId: notes.secretTeamId, userKey: notes.userKey, sub: notes.sub,
                 status: notes.dropped ? nil : status, outcome: outcome, reason: notes.refusal?.reason,
-                fault: notes.fault, latencyMilliseconds: (ContinuousClock.now - started).wholeMilliseconds,
+                fault: notes.fault, latencyMilliseconds: duration.wholeMilliseconds,
                 fingerprints: fingerprints.isEmpty ? nil : fingerprints,
-                issued: notes.issued.isEmpty ? nil : notes.issued))
+                issued: notes.issued.isEmpty ? nil : notes.issued,
+                traceparent: request.headers[Self.traceparent].flatMap(TraceContext.valid)))
     }
+
+    /// The W3C trace context header, kept in the journal entry.
+    private static let traceparent = HTTPField.Name(TraceContext.header)!
 
     /// The answer, with the fault rule that fires on this call (if any) applied.
     private func answer(

@@ -95,6 +95,8 @@ struct NotificationDeliveryService: Service {
         let payload = try? TokenMinter.sign(record.claims, with: active.keys.signing)
         let fault = try? await state.firingFault(
             .notifications, grantType: nil, clientId: record.claims.aud, in: active)
+        // The post's own trace context, journaled with the attempt.
+        let traceparent = TraceContext.make()
         let result = await withTaskGroup(of: (status: Int?, outcome: String)?.self) { race in
             race.addTask {
                 if let latency = fault?.latencyMilliseconds, latency > 0 {
@@ -102,7 +104,8 @@ struct NotificationDeliveryService: Service {
                 }
                 if let fault, fault.drop { return (nil, "not sent: dropped by fault rule \(fault.id)") }
                 return await post(
-                    record, payload: payload, truncated: fault?.truncate ?? false, timeout: timeout, client: client)
+                    record, payload: payload, truncated: fault?.truncate ?? false, timeout: timeout,
+                    traceparent: traceparent, client: client)
             }
             race.addTask {
                 try? await Task.sleep(for: .milliseconds(timeout))
@@ -123,7 +126,9 @@ struct NotificationDeliveryService: Service {
         let attempt = NotificationRecord.Attempt(
             startedAt: started, durationMilliseconds: Int(Date().timeIntervalSince(started) * 1000),
             httpStatus: result.status, outcome: result.outcome)
-        journal(record, attempt: attempt, number: record.attempts.count + 1, fault: fault, active: active)
+        journal(
+            record, attempt: attempt, number: record.attempts.count + 1, fault: fault, traceparent: traceparent,
+            active: active)
         do {
             try await state.finishDelivery(
                 record.id, claim: claim, attempt: attempt, payload: payload,
@@ -143,7 +148,7 @@ struct NotificationDeliveryService: Service {
     /// Records the attempt in the journal.
     private func journal(
         _ record: NotificationRecord, attempt: NotificationRecord.Attempt, number: Int, fault: FaultRule?,
-        active: ActiveScenario
+        traceparent: String, active: ActiveScenario
     ) {
         let world = active.world
         let teamId = world.appGroups[record.appGroupId]?.teamId
@@ -151,21 +156,25 @@ struct NotificationDeliveryService: Service {
             world.user(withSubject: record.sub, teamId: team)?.key
         }
         let outcome = JournalEntry.notificationOutcome(status: attempt.httpStatus, dropped: fault?.drop == true)
+        state.metrics.notificationAttempt(delivered: outcome == "ok")
         journal.record(
             JournalEntry(
                 id: journal.nextId(at: attempt.startedAt), at: active.now, wallTime: attempt.startedAt,
                 endpoint: "notifications", clientId: record.claims.aud, userKey: userKey, sub: record.sub,
                 status: attempt.httpStatus, outcome: outcome, reason: outcome == "ok" ? nil : attempt.outcome,
                 fault: fault?.id, latencyMilliseconds: attempt.durationMilliseconds, notificationId: record.id,
-                notificationType: record.type, attempt: number, url: record.url))
+                notificationType: record.type, attempt: number, url: record.url,
+                traceparent: fault?.drop == true ? nil : traceparent))
     }
 
     private func post(
-        _ record: NotificationRecord, payload: String?, truncated: Bool, timeout: Int, client: HTTPClient
+        _ record: NotificationRecord, payload: String?, truncated: Bool, timeout: Int, traceparent: String,
+        client: HTTPClient
     ) async -> (status: Int?, outcome: String) {
         guard let url = record.url else { return (nil, "no notificationUrl") }
         guard let payload else { return (nil, "the notification could not be signed") }
         return await NotificationPost.send(
-            payload, to: url, timeoutMilliseconds: timeout, truncated: truncated, client: client)
+            payload, to: url, timeoutMilliseconds: timeout, truncated: truncated, traceparent: traceparent,
+            client: client)
     }
 }

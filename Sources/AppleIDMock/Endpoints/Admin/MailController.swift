@@ -48,6 +48,7 @@ struct MailController: Sendable {
         var outcome: String?
         var direction: String?
         var limit = 200
+        var wait = WaitingRead()
         for (key, rawValue) in request.uri.queryParameters {
             let value = String(rawValue)
             switch key {
@@ -67,12 +68,14 @@ struct MailController: Sendable {
                     reader.report(.query("limit"), "expected a whole number in 1...\(MailboxLimits.records)")
                 }
             default:
+                if wait.read(key, value, into: &reader) { continue }
                 reader.report(
-                    .query(String(key)), "unknown filter; filters: user, team, outcome, direction, limit")
+                    .query(String(key)),
+                    "unknown filter; filters: user, team, outcome, direction, limit, waitSeconds, minCount")
             }
         }
         if let error = reader.error(file: "request") { throw error }
-        let entries = try await state.mailRecords().filter { record in
+        let filter = { (record: MailRecord) -> Bool in
             if let user,
                 ![record.userKey?.lowercased(), record.recipient, record.deliveredTo?.lowercased()].contains(user)
             {
@@ -82,13 +85,21 @@ struct MailController: Sendable {
             if let outcome, record.outcome != outcome { return false }
             if let direction, record.direction != direction { return false }
             return true
-        }.prefix(limit)
-        /// The answer.
+        }
+        let (matching, reached) = try await wait.run(
+            .mail, watch: state.store.watch, read: { try await self.state.mailRecords().filter(filter) },
+            satisfied: { $0.count >= wait.target })
+        /// The answer: `matched` and `reached` when the call waited or gave `minCount`.
         struct Listing: Encodable {
             var smtp: Status
             var entries: [MailRecord]
+            var matched: Int?
+            var reached: Bool?
         }
-        return Responses.adminJSON(Listing(smtp: status, entries: Array(entries)))
+        return Responses.adminJSON(
+            Listing(
+                smtp: status, entries: Array(matching.prefix(limit)), matched: wait.isAsked ? matching.count : nil,
+                reached: wait.isAsked ? reached : nil))
     }
 
     private func record(_ context: MockRequestContext) async throws -> MailRecord {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -119,7 +120,7 @@ struct WaitAndVerifyRouterTests {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in
             #expect(
-                try await client.postJSON("/__admin/settings", #"{"notificationMaxAttempts":2}"#, method: .patch)
+                try await client.postJSON("/__admin/settings", #"{"notificationMaxAttempts":1}"#, method: .patch)
                     .status == .ok)
             #expect(
                 try await client.postJSON("/__admin/faults", #"{"endpoint":"notifications","drop":true}"#).status

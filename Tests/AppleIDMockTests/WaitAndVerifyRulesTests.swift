@@ -69,16 +69,15 @@ struct WaitAndVerifyRulesTests {
     func waitingRead() async throws {
         let watch = StoreWatch()
         let count = Counter()
-        var wait = WaitingRead()
-        wait.seconds = 20
-        async let result = wait.run(.journal, watch: watch, read: { count.value }, satisfied: { $0 >= 2 })
+        let patient = WaitingRead(seconds: 20)
+        async let result = patient.run(.journal, watch: watch, read: { count.value }, satisfied: { $0 >= 2 })
         try await Task.sleep(for: .milliseconds(50))
         count.value = 2
         watch.changed([.journal])
         let (value, satisfied) = try await result
         #expect(value == 2 && satisfied)
-        wait.seconds = 0.1
-        let (_, reached) = try await wait.run(.journal, watch: watch, read: { 0 }, satisfied: { $0 >= 1 })
+        let brief = WaitingRead(seconds: 0.1)
+        let (_, reached) = try await brief.run(.journal, watch: watch, read: { 0 }, satisfied: { $0 >= 1 })
         #expect(!reached)
         #expect(watch.readers == 0)
     }
@@ -104,11 +103,15 @@ struct WaitAndVerifyRulesTests {
         let none = JournalVerification(expectation: .count(match, .exactly(1))).check(entries)
         #expect(!none.verified && none.count == 0 && none.error == "verification_failed")
         #expect(none.message == "expected exactly 1 matching entries, found 0")
-        #expect(none.nearMisses.map(\.entry.id) == ["01", "02", "03"])
-        #expect(none.nearMisses[0].differences == [.init(field: .grantType, expected: "authorization_code", actual: "refresh_token")])
-        #expect(none.nearMisses[1].differences.map(\.field) == [.grantType, .clientId])
+        // Fewest differing fields first; among equals, the newest.
+        #expect(none.nearMisses.map(\.entry.id) == ["01", "03", "02"])
+        #expect(
+            none.nearMisses[0].differences == [
+                .init(field: .grantType, expected: "authorization_code", actual: "refresh_token")
+            ])
+        #expect(none.nearMisses[2].differences.map(\.field) == [.grantType, .clientId])
         match.expected = [(.grantType, "refresh_token")]
-        #expect(JournalVerification(expectation: .count(match, .atLeast(2))).check(entries).verified)
+        #expect(JournalVerification(expectation: .count(match, CountExpectation(atLeast: 2))).check(entries).verified)
         let tooMany = JournalVerification(expectation: .count(match, CountExpectation(atMost: 1))).check(entries)
         #expect(!tooMany.verified && tooMany.count == 2 && tooMany.nearMisses.isEmpty)
         #expect(tooMany.matches.map(\.id) == ["02", "01"])
@@ -143,8 +146,10 @@ struct WaitAndVerifyRulesTests {
             do {
                 _ = try VerificationRequest.read(try JSONValue.parse(Data(json.utf8)))
                 return []
-            } catch {
+            } catch let error as ScenarioError {
                 return error.problems.map { "\($0.path): \($0.reason)" }
+            } catch {
+                return ["\(error)"]
             }
         }
         #expect(problems(#"{"match":{"endpoint":"token","colour":"red"}}"#).contains { $0.hasPrefix("$.match.colour: unknown field") })

@@ -21,7 +21,7 @@ extension MockState {
             }
             guard !entries.isEmpty else { return }
             let started = ContinuousClock.now
-            defer { metrics.storeStep(.journal, .now - started) }
+            defer { metrics.storeStep(.journal, ContinuousClock.now - started) }
             do {
                 try await store.transaction { transaction in
                     try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)

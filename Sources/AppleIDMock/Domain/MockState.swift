@@ -140,7 +140,7 @@ final class MockState: Sendable {
         _ active: ActiveScenario, _ body: @escaping @Sendable (Session, World) async throws -> T
     ) async throws -> T {
         let started = ContinuousClock.now
-        defer { metrics.storeStep(.session, .now - started) }
+        defer { metrics.storeStep(.session, ContinuousClock.now - started) }
         return try await store.transaction { transaction in
             let control = try await transaction.get(Spaces.control, ControlState.key)
             guard control?.epoch == active.control.epoch else { throw SessionChanged() }

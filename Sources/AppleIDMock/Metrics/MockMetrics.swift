@@ -27,7 +27,7 @@ final class MockMetrics: Sendable {
         "invalid_scope", "dropped", "other",
     ]
     /// What an answer hands out, as the journal names it.
-    static let issuedKinds = ["code", "access_token", "refresh_token", "id_token"]
+    static let issuedKinds = ["code", "access_token", "refresh_token"]
     /// The store spaces counted as live grants.
     static let grantSpaces = [
         Spaces.codes.name, Spaces.accessTokens.name, Spaces.refreshTokens.name, Spaces.migrationTokens.name,
@@ -40,15 +40,15 @@ final class MockMetrics: Sendable {
         .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
     ]
 
-    private let calls: [Counter]
+    private let calls: [CoreMetrics.Counter]
     private let callLatency: [CoreMetrics.Timer]
-    private let issued: [Counter]
-    private let attempts: [Counter]
+    private let issued: [CoreMetrics.Counter]
+    private let attempts: [CoreMetrics.Counter]
     private let storeStep: [CoreMetrics.Timer]
-    private let grants: [Gauge]
-    private let notifications: [Gauge]
+    private let grants: [CoreMetrics.Gauge]
+    private let notifications: [CoreMetrics.Gauge]
     private let mailOutcomes = ["relayed", "refused", "dropped", "sent", "failed", "other"]
-    private let mail: [Gauge]
+    private let mail: [CoreMetrics.Gauge]
 
     /// The steps whose latency is measured.
     enum Step: Int, CaseIterable {
@@ -69,7 +69,7 @@ final class MockMetrics: Sendable {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.buckets
         self.factory = factory
-        var calls: [Counter] = []
+        var calls: [CoreMetrics.Counter] = []
         var latency: [CoreMetrics.Timer] = []
         for endpoint in Self.endpoints {
             for grantType in Self.grantTypes {
@@ -79,7 +79,7 @@ final class MockMetrics: Sendable {
                         dimensions: [("endpoint", endpoint), ("grant_type", grantType)], factory: factory))
                 for outcome in Self.outcomes {
                     calls.append(
-                        Counter(
+                        CoreMetrics.Counter(
                             label: "appleidmock_apple_calls_total",
                             dimensions: [("endpoint", endpoint), ("grant_type", grantType), ("outcome", outcome)],
                             factory: factory))
@@ -89,23 +89,23 @@ final class MockMetrics: Sendable {
         self.calls = calls
         self.callLatency = latency
         issued = Self.issuedKinds.map {
-            Counter(label: "appleidmock_issued_total", dimensions: [("kind", $0)], factory: factory)
+            CoreMetrics.Counter(label: "appleidmock_issued_total", dimensions: [("kind", $0)], factory: factory)
         }
         attempts = ["delivered", "failed"].map {
-            Counter(label: "appleidmock_notification_attempts_total", dimensions: [("outcome", $0)], factory: factory)
+            CoreMetrics.Counter(label: "appleidmock_notification_attempts_total", dimensions: [("outcome", $0)], factory: factory)
         }
         storeStep = Step.allCases.map {
             CoreMetrics.Timer(
                 label: "appleidmock_store_step_duration_seconds", dimensions: [("step", $0.label)], factory: factory)
         }
         grants = Self.grantSpaces.map {
-            Gauge(label: "appleidmock_live_grants", dimensions: [("kind", $0)], factory: factory)
+            CoreMetrics.Gauge(label: "appleidmock_live_grants", dimensions: [("kind", $0)], factory: factory)
         }
         notifications = NotificationRecord.Status.allCases.map {
-            Gauge(label: "appleidmock_notifications", dimensions: [("status", $0.rawValue)], factory: factory)
+            CoreMetrics.Gauge(label: "appleidmock_notifications", dimensions: [("status", $0.rawValue)], factory: factory)
         }
         mail = mailOutcomes.map {
-            Gauge(label: "appleidmock_mailbox_messages", dimensions: [("outcome", $0)], factory: factory)
+            CoreMetrics.Gauge(label: "appleidmock_mailbox_messages", dimensions: [("outcome", $0)], factory: factory)
         }
     }
 

@@ -100,7 +100,7 @@ final class StoreWatch: Sendable {
         await withTaskGroup(of: Void.self) { race in
             race.addTask { await self.waitForChange(topic, after: seen) }
             race.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await race.next()
+            _ = await race.next()
             race.cancelAll()
         }
     }

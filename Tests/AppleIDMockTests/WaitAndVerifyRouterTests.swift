@@ -183,7 +183,7 @@ struct WaitAndVerifyRouterTests {
                 ))
             #expect(lines.contains(#"appleidmock_issued_total{kind="code"} 1"#))
             #expect(lines.contains(#"appleidmock_issued_total{kind="refresh_token"} 1"#))
-            #expect(lines.contains(#"appleidmock_live_grants{kind="refresh_token"} 1"#))
+            #expect(lines.contains(#"appleidmock_live_grants{kind="refresh_token"} 1.0"#))
             #expect(
                 lines.contains(
                     #"appleidmock_apple_call_duration_seconds_count{endpoint="token",grant_type="authorization_code"} 1"#))

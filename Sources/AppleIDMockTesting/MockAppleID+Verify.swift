@@ -93,7 +93,9 @@ extension MockAppleID {
         public var report: String {
             var lines = [message]
             for miss in nearMisses {
-                let fields = miss.differences.map { "\($0.field): expected \($0.expected), was \($0.actual ?? "nothing")" }
+                let fields = miss.differences.map {
+                    "\($0.field): expected \($0.expected), was \($0.actual ?? "nothing")"
+                }
                 lines.append(
                     "  near miss \(miss.entry.id) (\(miss.entry.method ?? "") \(miss.entry.endpoint), \(miss.entry.outcome)): "
                         + fields.joined(separator: "; "))
@@ -184,7 +186,8 @@ extension MockAppleID {
         guard listing.settled else {
             let open = listing.notifications.filter { !Self.finalStatuses.contains($0.status) }
             throw MockAppleIDError.timedOut(
-                "the outbox to settle (still open: \(open.map { "\($0.type) \($0.id): \($0.status)" }.joined(separator: "; ")))")
+                "the outbox to settle (still open: \(open.map { "\($0.type) \($0.id): \($0.status)" }.joined(separator: "; ")))"
+            )
         }
         return listing.notifications
     }

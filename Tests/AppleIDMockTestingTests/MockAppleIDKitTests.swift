@@ -178,7 +178,9 @@ struct ReadmeExampleDriftTests {
 /// `VerifyExampleTests.swift`, character for character.
 @Suite("Verify example")
 struct VerifyExampleDriftTests {
-    @Test("the README and docs/control-plane.md show the example that runs", arguments: ["README.md", "docs/control-plane.md"])
+    @Test(
+        "the README and docs/control-plane.md show the example that runs",
+        arguments: ["README.md", "docs/control-plane.md"])
     func sameText(page: String) throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let text = try String(

@@ -98,7 +98,8 @@ struct DocsCommandsLiveTests {
             let folder = children.file("pytest-example")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let file = folder + "/test_verify_example.py"
-            try String(section[start.upperBound..<end.lowerBound]).write(toFile: file, atomically: true, encoding: .utf8)
+            try String(section[start.upperBound..<end.lowerBound]).write(
+                toFile: file, atomically: true, encoding: .utf8)
             let (status, output) = try await PythonScript.run(
                 ["-m", "pytest", "-q", "-p", "no:cacheprovider", file],
                 environment: [

@@ -44,7 +44,8 @@ actor NotificationInbox {
         let payload = (try? JSONSerialization.jsonObject(with: body) as? [String: String])?["payload"]
         arrivals.append(
             Arrival(
-                at: Date(), jti: payload.flatMap { Fixture.claims(of: $0)["jti"] as? String }, traceparent: traceparent))
+                at: Date(), jti: payload.flatMap { Fixture.claims(of: $0)["jti"] as? String }, traceparent: traceparent)
+        )
         if hangsLeft > 0 {
             hangsLeft -= 1
             return .hang
@@ -103,7 +104,8 @@ actor NotificationInbox {
             var buffer = try await request.body.collect(upTo: 1 << 20)
             let data = Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
             let traceparent = request.headers[HTTPField.Name("traceparent")!]
-            switch await self.receive(body: data, contentType: request.headers[.contentType], traceparent: traceparent) {
+            switch await self.receive(body: data, contentType: request.headers[.contentType], traceparent: traceparent)
+            {
             case .status(let status):
                 return Response(status: status)
             case .hang:

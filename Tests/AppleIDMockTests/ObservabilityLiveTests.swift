@@ -88,7 +88,9 @@ struct ObservabilityLiveTests {
         }
     }
 
-    @Test("a read waiting on one PostgreSQL replica is woken by a call the other answers", .enabled(if: TestPostgres.isAvailable))
+    @Test(
+        "a read waiting on one PostgreSQL replica is woken by a call the other answers",
+        .enabled(if: TestPostgres.isAvailable))
     func replicaWakes() async throws {
         let url = try await TestPostgres.freshDatabase()
         let secret = try await Fixture.secret(now: Date())

@@ -39,12 +39,14 @@ struct WaitAndVerifyRouterTests {
             let answer = try await waited
             #expect(answer.status == .ok)
             #expect(answer.json["reached"] as? Bool == true && answer.json["matched"] as? Int == 1)
-            #expect((answer.json["entries"] as? [[String: Any]])?.first?["grantType"] as? String == "authorization_code")
+            #expect(
+                (answer.json["entries"] as? [[String: Any]])?.first?["grantType"] as? String == "authorization_code")
             #expect(ContinuousClock.now - started < .seconds(20))
 
             let short = try await client.execute(
                 uri: "/__admin/journal?endpoint=token&minCount=5&waitSeconds=0.3", method: .get)
-            #expect(short.status == .ok && short.json["reached"] as? Bool == false && short.json["matched"] as? Int == 1)
+            #expect(
+                short.status == .ok && short.json["reached"] as? Bool == false && short.json["matched"] as? Int == 1)
             let plain = try await client.execute(uri: "/__admin/journal?endpoint=token", method: .get)
             #expect(plain.json["reached"] == nil)
             let bad = try await client.execute(uri: "/__admin/journal?waitSeconds=61&minCount=0", method: .get)
@@ -89,7 +91,8 @@ struct WaitAndVerifyRouterTests {
             )
             #expect(sequence.status == .ok, "\(String(buffer: sequence.body))")
             let reversed = try await client.postJSON(
-                "/__admin/journal/verify", #"{"sequence":[{"grantType":"refresh_token"},{"grantType":"authorization_code"}]}"#)
+                "/__admin/journal/verify",
+                #"{"sequence":[{"grantType":"refresh_token"},{"grantType":"authorization_code"}]}"#)
             #expect(reversed.status == .unprocessableContent && reversed.json["failedStep"] as? Int == 1)
 
             // Waiting: the verification holds once the call comes.
@@ -186,7 +189,8 @@ struct WaitAndVerifyRouterTests {
             #expect(lines.contains(#"appleidmock_live_grants{kind="refresh_token"} 1.0"#))
             #expect(
                 lines.contains(
-                    #"appleidmock_apple_call_duration_seconds_count{endpoint="token",grant_type="authorization_code"} 1"#))
+                    #"appleidmock_apple_call_duration_seconds_count{endpoint="token",grant_type="authorization_code"} 1"#
+                ))
             #expect(text.contains("appleidmock_store_step_duration_seconds_bucket{step=\"session\""))
         }
     }

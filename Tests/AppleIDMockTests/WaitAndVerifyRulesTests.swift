@@ -152,16 +152,22 @@ struct WaitAndVerifyRulesTests {
                 return ["\(error)"]
             }
         }
-        #expect(problems(#"{"match":{"endpoint":"token","colour":"red"}}"#).contains { $0.hasPrefix("$.match.colour: unknown field") })
-        #expect(problems(#"{"match":{"endpoint":"token"},"count":{"atLeast":3,"atMost":1}}"#) == [
-            "$.count: inverted: atLeast (3) is more than atMost (1)"
-        ])
-        #expect(problems(#"{"match":{"endpoint":"token"},"waitSeconds":61}"#) == [
-            "$.waitSeconds: expected a number of seconds in 0...60"
-        ])
-        #expect(problems(#"{"match":{"endpoint":"token"},"count":{"exactly":1,"atMost":2}}"#) == [
-            "$.count.exactly: not with atLeast or atMost"
-        ])
+        #expect(
+            problems(#"{"match":{"endpoint":"token","colour":"red"}}"#).contains {
+                $0.hasPrefix("$.match.colour: unknown field")
+            })
+        #expect(
+            problems(#"{"match":{"endpoint":"token"},"count":{"atLeast":3,"atMost":1}}"#) == [
+                "$.count: inverted: atLeast (3) is more than atMost (1)"
+            ])
+        #expect(
+            problems(#"{"match":{"endpoint":"token"},"waitSeconds":61}"#) == [
+                "$.waitSeconds: expected a number of seconds in 0...60"
+            ])
+        #expect(
+            problems(#"{"match":{"endpoint":"token"},"count":{"exactly":1,"atMost":2}}"#) == [
+                "$.count.exactly: not with atLeast or atMost"
+            ])
         #expect(problems(#"{"match":{}}"#) == ["$.match: name at least one field to match"])
         #expect(problems(#"{"sequence":[{"endpoint":"token"}],"count":{"exactly":1}}"#).count == 1)
         let read = try VerificationRequest.read(

@@ -28,7 +28,8 @@ struct JournalMatch: Sendable, Equatable {
     /// The fields of `entry` that are not as asked (none: the entry matches).
     func differences(_ entry: JournalEntry) -> [Difference] {
         expected.compactMap { field, value in
-            Self.holds(field, value, in: entry) ? nil : Difference(field: field, expected: value, actual: Self.actual(field, in: entry))
+            Self.holds(field, value, in: entry)
+                ? nil : Difference(field: field, expected: value, actual: Self.actual(field, in: entry))
         }
     }
 
@@ -90,10 +91,10 @@ struct CountExpectation: Sendable, Equatable {
     /// In words: `exactly 1`, `at least 2`, `at most 0`, `between 1 and 3`.
     var description: String {
         switch (atLeast, atMost) {
-        case let (low?, high?) where low == high: "exactly \(low)"
-        case let (low?, high?): "between \(low) and \(high)"
-        case let (low?, nil): "at least \(low)"
-        case let (nil, high?): "at most \(high)"
+        case (let low?, let high?) where low == high: "exactly \(low)"
+        case (let low?, let high?): "between \(low) and \(high)"
+        case (let low?, nil): "at least \(low)"
+        case (nil, let high?): "at most \(high)"
         case (nil, nil): "any number of"
         }
     }

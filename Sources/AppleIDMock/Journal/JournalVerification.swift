@@ -56,7 +56,8 @@ struct JournalVerification: Sendable, Equatable {
             let matching = considered.filter(match.admits).sorted { $0.id > $1.id }
             let holds = count.holds(matching.count)
             // Too few: the entries that came closest say why; too many: the matches do.
-            let misses = holds || (count.atLeast.map { matching.count >= $0 } ?? true) ? [] : Self.nearMisses(match, considered)
+            let misses =
+                holds || (count.atLeast.map { matching.count >= $0 } ?? true) ? [] : Self.nearMisses(match, considered)
             return Outcome(
                 error: holds ? nil : Self.failed, verified: holds,
                 message: holds

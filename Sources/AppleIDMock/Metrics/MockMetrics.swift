@@ -92,7 +92,8 @@ final class MockMetrics: Sendable {
             CoreMetrics.Counter(label: "appleidmock_issued_total", dimensions: [("kind", $0)], factory: factory)
         }
         attempts = ["delivered", "failed"].map {
-            CoreMetrics.Counter(label: "appleidmock_notification_attempts_total", dimensions: [("outcome", $0)], factory: factory)
+            CoreMetrics.Counter(
+                label: "appleidmock_notification_attempts_total", dimensions: [("outcome", $0)], factory: factory)
         }
         storeStep = Step.allCases.map {
             CoreMetrics.Timer(
@@ -102,7 +103,8 @@ final class MockMetrics: Sendable {
             CoreMetrics.Gauge(label: "appleidmock_live_grants", dimensions: [("kind", $0)], factory: factory)
         }
         notifications = NotificationRecord.Status.allCases.map {
-            CoreMetrics.Gauge(label: "appleidmock_notifications", dimensions: [("status", $0.rawValue)], factory: factory)
+            CoreMetrics.Gauge(
+                label: "appleidmock_notifications", dimensions: [("status", $0.rawValue)], factory: factory)
         }
         mail = mailOutcomes.map {
             CoreMetrics.Gauge(label: "appleidmock_mailbox_messages", dimensions: [("outcome", $0)], factory: factory)

@@ -13,7 +13,9 @@ struct VerificationRequest: Sendable {
         var expectation: JournalVerification.Expectation?
         var since: Date?
         var wait = WaitingRead()
-        if let members = reader.object(body, at: .root, allowed: ["match", "count", "sequence", "waitSeconds", "since"]) {
+        if let members = reader.object(
+            body, at: .root, allowed: ["match", "count", "sequence", "waitSeconds", "since"])
+        {
             switch (members["match"], members["sequence"]) {
             case (let match?, nil):
                 let pattern = Self.match(match, at: .root.member("match"), reader: &reader)
@@ -22,7 +24,8 @@ struct VerificationRequest: Sendable {
                 if let pattern, let count { expectation = .count(pattern, count) }
             case (nil, let sequence?):
                 if members["count"] != nil {
-                    reader.report(.root.member("count"), "not with sequence: a sequence holds when its steps come in order")
+                    reader.report(
+                        .root.member("count"), "not with sequence: a sequence holds when its steps come in order")
                 }
                 if let steps = reader.array(sequence, at: .root.member("sequence")) {
                     if !(1...20).contains(steps.count) {
@@ -85,7 +88,9 @@ struct VerificationRequest: Sendable {
 
     /// A count object: `exactly`, or `atLeast` and/or `atMost` (not inverted).
     private static func count(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader) -> CountExpectation? {
-        guard let members = reader.object(value, at: path, allowed: ["exactly", "atLeast", "atMost"]) else { return nil }
+        guard let members = reader.object(value, at: path, allowed: ["exactly", "atLeast", "atMost"]) else {
+            return nil
+        }
         func number(_ name: String) -> Int? {
             members[name].flatMap { reader.integer($0, at: path.member(name), in: 0...1_000_000) }
         }

@@ -102,7 +102,7 @@ struct WaitAndVerifyRulesTests {
         match.expected = [(.endpoint, "token"), (.grantType, "authorization_code"), (.clientId, "web")]
         let none = JournalVerification(expectation: .count(match, .exactly(1))).check(entries)
         #expect(!none.verified && none.count == 0 && none.error == "verification_failed")
-        #expect(none.message == "expected exactly 1 matching entries, found 0")
+        #expect(none.message == "expected exactly 1 matching entry, found 0")
         // Fewest differing fields first; among equals, the newest.
         #expect(none.nearMisses.map(\.entry.id) == ["01", "03", "02"])
         #expect(

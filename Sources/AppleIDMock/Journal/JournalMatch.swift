@@ -88,6 +88,9 @@ struct CountExpectation: Sendable, Equatable {
         (atLeast.map { count >= $0 } ?? true) && (atMost.map { count <= $0 } ?? true)
     }
 
+    /// `entry` after a count of one, else `entries`.
+    var noun: String { (atMost ?? atLeast) == 1 ? "entry" : "entries" }
+
     /// In words: `exactly 1`, `at least 2`, `at most 0`, `between 1 and 3`.
     var description: String {
         switch (atLeast, atMost) {

@@ -60,9 +60,7 @@ struct JournalVerification: Sendable, Equatable {
                 holds || (count.atLeast.map { matching.count >= $0 } ?? true) ? [] : Self.nearMisses(match, considered)
             return Outcome(
                 error: holds ? nil : Self.failed, verified: holds,
-                message: holds
-                    ? "\(count.description) matching entries: found \(matching.count)"
-                    : "expected \(count.description) matching entries, found \(matching.count)",
+                message: "expected \(count.description) matching \(count.noun), found \(matching.count)",
                 count: matching.count, expected: count.description, matches: Array(matching.prefix(Self.listed)),
                 nearMisses: misses)
         case .sequence(let steps):

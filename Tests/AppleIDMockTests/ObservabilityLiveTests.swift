@@ -77,7 +77,10 @@ struct ObservabilityLiveTests {
             let started = ContinuousClock.now
             async let waited = server.client.get("/__admin/journal?endpoint=revoke&minCount=1&waitSeconds=60")
             // The read is admitted and waiting before the signal.
-            try await Task.sleep(for: .milliseconds(500))
+            let waiting = try await Waiting.until(seconds: 10) {
+                try await server.client.get("/metrics").text.contains("appleidmock_waiting_reads 1")
+            }
+            #expect(waiting)
             server.terminate()
             let answer = try await waited
             #expect(answer.status == 200, "\(answer.text)")

@@ -49,6 +49,7 @@ final class MockMetrics: Sendable {
     private let notifications: [CoreMetrics.Gauge]
     private let mailOutcomes = ["relayed", "refused", "dropped", "sent", "failed", "other"]
     private let mail: [CoreMetrics.Gauge]
+    private let waitingReads: CoreMetrics.Gauge
 
     /// The steps whose latency is measured.
     enum Step: Int, CaseIterable {
@@ -106,6 +107,7 @@ final class MockMetrics: Sendable {
             CoreMetrics.Gauge(
                 label: "appleidmock_notifications", dimensions: [("status", $0.rawValue)], factory: factory)
         }
+        waitingReads = CoreMetrics.Gauge(label: "appleidmock_waiting_reads", factory: factory)
         mail = mailOutcomes.map {
             CoreMetrics.Gauge(label: "appleidmock_mailbox_messages", dimensions: [("outcome", $0)], factory: factory)
         }
@@ -153,6 +155,8 @@ final class MockMetrics: Sendable {
         var notifications: [NotificationRecord.Status: Int] = [:]
         /// Mailbox records per outcome.
         var mail: [String: Int] = [:]
+        /// Control-plane reads waiting on this replica (`waitSeconds`).
+        var waitingReads = 0
     }
 
     /// The page in Prometheus's text format, with the gauges set from `holdings`.
@@ -166,6 +170,7 @@ final class MockMetrics: Sendable {
             mailCounts[Self.index(of: outcome, in: mailOutcomes)] += count
         }
         for (index, count) in mailCounts.enumerated() { mail[index].record(count) }
+        waitingReads.record(holdings.waitingReads)
         return registry.emitToString()
     }
 }

@@ -11,7 +11,7 @@ struct MetricsController: Sendable {
     }
 
     private func scrape() async throws -> Response {
-        var holdings = MockMetrics.Holdings()
+        var holdings = MockMetrics.Holdings(waitingReads: state.store.watch.readers)
         holdings.grants = try await state.store.entryCounts(MockMetrics.grantSpaces)
         for record in try await state.notifications() { holdings.notifications[record.status, default: 0] += 1 }
         for record in try await state.mailRecords() {

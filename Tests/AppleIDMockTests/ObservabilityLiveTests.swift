@@ -78,11 +78,17 @@ struct ObservabilityLiveTests {
             async let waited = server.client.get("/__admin/journal?endpoint=revoke&minCount=1&waitSeconds=60")
             // The read is admitted and waiting before the signal.
             let waiting = try await Waiting.until(seconds: 10) {
-                try await server.client.get("/metrics").text.contains("appleidmock_waiting_reads 1")
+                (try? await server.client.get("/metrics").text.contains("appleidmock_waiting_reads 1")) == true
             }
             #expect(waiting)
             server.terminate()
-            let answer = try await waited
+            let answer: LiveClient.Answer
+            do {
+                answer = try await waited
+            } catch {
+                Issue.record("the waiting read got no answer: \(error); stderr:\n\(server.stderr)")
+                throw error
+            }
             #expect(answer.status == 200, "\(answer.text)")
             #expect(answer.json["reached"] as? Bool == false)
             #expect(ContinuousClock.now - started < .seconds(20))

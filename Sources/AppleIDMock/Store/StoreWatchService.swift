@@ -15,7 +15,12 @@ struct StoreWatchService: Service {
     func run() async throws {
         let watch = store.watch
         await withGracefulShutdownHandler {
-            await cancelWhenGracefulShutdown { await poll(watch) }
+            await cancelWhenGracefulShutdown {
+                await poll(watch)
+                // A service that returns before shutdown stops the whole server: the watch may
+                // close first (a waiting read closes it when the server starts stopping).
+                try? await gracefulShutdown()
+            }
         } onGracefulShutdown: {
             watch.close()
         }
@@ -28,11 +33,8 @@ struct StoreWatchService: Service {
             await watch.waitForReaders()
             guard !Task.isCancelled, !watch.isClosed else { return }
             do {
-                guard let marks = try await store.changeMarks() else {
-                    // This process is the store's only writer: the store tells the watch itself.
-                    try? await gracefulShutdown()
-                    return
-                }
+                // nil: this process is the store's only writer, and the store tells the watch itself.
+                guard let marks = try await store.changeMarks() else { return }
                 let moved = StoreWatch.Topic.allCases.filter { last == nil || last?[$0] != marks[$0] }
                 if !moved.isEmpty { watch.changed(moved) }
                 last = marks

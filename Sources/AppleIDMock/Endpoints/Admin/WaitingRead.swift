@@ -80,6 +80,9 @@ struct WaitingRead: Sendable {
                     return (value, done)
                 }
                 await watch.wait(topic, after: seen, until: deadline)
+                // Shutdown answers with what was read: the server is stopping, and a read now
+                // (on PostgreSQL, a query) may be cut short with it.
+                if watch.isClosed || Task.isCancelled { return (value, done) }
             }
         } onGracefulShutdown: {
             watch.close()

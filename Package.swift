@@ -24,6 +24,9 @@ import PackageDescription
 //   appleid.apple.com with the test CA of keys/tls/ or your own certificate.
 // - COpenSSL (a system library: libssl-dev / libcrypto 3): RS256 signatures for id_tokens and
 //   notifications, several times faster than swift-crypto's portable RSA (see scripts/benchmark.sh).
+// - swift-metrics + swift-prometheus: `GET /metrics` in Prometheus's text format (Apple calls by
+//   endpoint, grant type and outcome, issuance, notifications, mail, store step latency). Counters
+//   and histograms are lock-free atomics in swift-prometheus, so the token path pays no lock of ours.
 // - CMallocTuning (a few lines of C, no dependency): `mallopt` is not in Swift's Glibc module; `serve`
 //   fixes glibc's mmap threshold so that buffers the store's tables outgrow go back to the system.
 let package = Package(
@@ -48,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -77,6 +82,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Resources/openapi.json"), .copy("Resources/dashboard"), .copy("Resources/jsapi")]
         ),

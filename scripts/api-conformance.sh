@@ -81,7 +81,11 @@ echo "identical ($(wc -c <"$served") bytes)"
 mkdir -p "$report_dir"
 report_dir=$(cd "$report_dir" && pwd)
 # schemathesis runs from $work (it keeps a cache in the current directory).
-fuzz() { (cd "$work" && ${bounded[@]+"${bounded[@]}"} schemathesis "$@"); }
+# Its hooks cap the waits of waiting reads (scripts/api_conformance_hooks.py).
+fuzz() {
+    (cd "$work" && PYTHONPATH="$root/scripts${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=api_conformance_hooks \
+        ${bounded[@]+"${bounded[@]}"} schemathesis "$@")
+}
 common=(
     run "$spec" --url "$base"
     --checks "$checks"

@@ -8,6 +8,7 @@
 #   - token requests per second, for the refresh grant and for code exchange (codes minted before
 #     the timed window), each as a ratio to that ceiling (each answer carries one RS256 id_token);
 #   - authorize (login_hint) and keys requests per second; start-up time;
+#   - the server's idle CPU with no reader and with 200 waiting reads (scripts/idle-waiters.sh);
 #   - RSS idle, after the load, and with BENCH_GRANTS (default 1,000,000) live grants (exchanged
 #     codes: a refresh token, an access token and the spent code each);
 #   - the offline `apple-id-mock mint id-token --count N` in tokens per second on every core;
@@ -286,6 +287,8 @@ run "POST /auth/token authorization_code ($MINTED codes ready)" -s "$WORK/exchan
 EXCHANGE_RATE=$RATE
 print_ratio
 echo "  RSS after the runs: $(rss)"
+# Waiting reads cost nothing while idle: the server's CPU with 200 of them waiting at once.
+scripts/idle-waiters.sh "$BASE" "$PID" "$DURATION" 200
 
 stop_server
 

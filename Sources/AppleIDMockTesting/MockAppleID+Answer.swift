@@ -35,6 +35,8 @@ public enum MockAppleIDError: Error, CustomStringConvertible, Sendable {
     case timedOut(String)
     /// A helper was given something it cannot pass on (the message says what).
     case invalidArgument(String)
+    /// `verify` found the journal not as expected: what was expected and found, and the near misses.
+    case verificationFailed(String)
 
     public var description: String {
         switch self {
@@ -46,6 +48,8 @@ public enum MockAppleIDError: Error, CustomStringConvertible, Sendable {
             return "timed out waiting for \(what)"
         case .invalidArgument(let message):
             return message
+        case .verificationFailed(let report):
+            return report
         }
     }
 }

@@ -34,6 +34,8 @@ extension MockAppleID {
         public var notificationId: String?
         public var notificationType: String?
         public var url: String?
+        /// The W3C `traceparent` the request carried, or the one the mock sent with a notification.
+        public var traceparent: String?
     }
 
     /// The request journal, newest first, filtered as `GET /__admin/journal` filters.

@@ -187,3 +187,20 @@ struct ReadmeExampleDriftTests {
         #expect(page.contains("```swift\n" + example[code...] + "```\n"))
     }
 }
+
+/// The Swift example of "Verify what your backend did" (README, docs/control-plane.md) is
+/// `VerifyExampleTests.swift`, character for character.
+@Suite("Verify example")
+struct VerifyExampleDriftTests {
+    @Test(
+        "the README and docs/control-plane.md show the example that runs",
+        arguments: ["README.md", "docs/control-plane.md"])
+    func sameText(page: String) throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let text = try String(
+            contentsOf: folder.appendingPathComponent("../../" + page).standardizedFileURL, encoding: .utf8)
+        let example = try String(contentsOf: folder.appendingPathComponent("VerifyExampleTests.swift"), encoding: .utf8)
+        let code = try #require(example.range(of: "import AppleIDMockTesting")).lowerBound
+        #expect(text.contains("```swift\n" + example[code...] + "```\n"))
+    }
+}

@@ -55,6 +55,14 @@ struct DocsCommandsLiveTests {
         Walkthrough(
             blocks: [("docs/control-plane.md", 0)],
             expected: ["HTTP/1.1 503", #""expected" : "reject""#, #""verdict""#]),
+        Walkthrough(blocks: [("docs/control-plane.md", 1)], expected: verifyExpected),
+        Walkthrough(blocks: [("README.md", 3)], expected: verifyExpected),
+    ]
+
+    /// What the "Verify what your backend did" walkthrough shows.
+    static let verifyExpected = [
+        #""verified" : true"#, #""error" : "verification_failed""#, #""field" : "grantType""#, "\n422\n",
+        #""reached" : false"#, #""settled" : true"#,
     ]
 
     @Test("the commands of the pages run against a real server", arguments: walkthroughs)
@@ -84,6 +92,33 @@ struct DocsCommandsLiveTests {
             for expected in walkthrough.expected {
                 #expect(output.contains(expected), "missing \(expected) in:\n\(output)")
             }
+            await ServerProcess.stop(server)
+        }
+    }
+
+    @Test(
+        "the pytest example of \"Verify what your backend did\" passes against a real server",
+        .enabled(if: PythonScript.canImport(["pytest", "requests", "testcontainers"])),
+        arguments: ["README.md", "docs/control-plane.md"])
+    func pytestExample(page: String) async throws {
+        let text = try String(contentsOfFile: Fixture.root + "/" + page, encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "## Verify what your backend did").dropFirst().first)
+        let start = try #require(section.range(of: "```python\n"))
+        let end = try #require(section.range(of: "```\n", range: start.upperBound..<section.endIndex))
+        try await ChildServers.with { children in
+            let server = try await children.start(state: "memory")
+            let folder = children.file("pytest-example")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let file = folder + "/test_verify_example.py"
+            try String(section[start.upperBound..<end.lowerBound]).write(
+                toFile: file, atomically: true, encoding: .utf8)
+            let (status, output) = try await PythonScript.run(
+                ["-m", "pytest", "-q", "-p", "no:cacheprovider", file],
+                environment: [
+                    "APPLE_ID_MOCK_URL": "http://127.0.0.1:\(server.port)",
+                    "PYTHONPATH": Fixture.root + "/clients/python/src",
+                ])
+            #expect(status == 0, "\(output)")
             await ServerProcess.stop(server)
         }
     }

@@ -56,6 +56,10 @@ struct JournalWriteOrderTests {
         func sweep(expiredBefore now: Date) async throws -> Int { try await inner.sweep(expiredBefore: now) }
 
         var description: String { "gated memory" }
+
+        var watch: StoreWatch { inner.watch }
+
+        func entryCounts(_ spaces: [String]) async throws -> [String: Int] { try await inner.entryCounts(spaces) }
     }
 
     /// Whether a task has finished.

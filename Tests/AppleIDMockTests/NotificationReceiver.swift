@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -13,6 +14,8 @@ actor NotificationInbox {
         var at: Date
         /// The notification's `jti`, read from the payload.
         var jti: String?
+        /// The W3C `traceparent` header the post carried.
+        var traceparent: String? = nil
     }
 
     /// The payloads answered 200, in order.
@@ -37,9 +40,12 @@ actor NotificationInbox {
     }
 
     /// Handles one delivery.
-    func receive(body: Data, contentType: String?) -> Answer {
+    func receive(body: Data, contentType: String?, traceparent: String? = nil) -> Answer {
         let payload = (try? JSONSerialization.jsonObject(with: body) as? [String: String])?["payload"]
-        arrivals.append(Arrival(at: Date(), jti: payload.flatMap { Fixture.claims(of: $0)["jti"] as? String }))
+        arrivals.append(
+            Arrival(
+                at: Date(), jti: payload.flatMap { Fixture.claims(of: $0)["jti"] as? String }, traceparent: traceparent)
+        )
         if hangsLeft > 0 {
             hangsLeft -= 1
             return .hang
@@ -97,7 +103,9 @@ actor NotificationInbox {
         router.post("/notify") { request, _ -> Response in
             var buffer = try await request.body.collect(upTo: 1 << 20)
             let data = Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
-            switch await self.receive(body: data, contentType: request.headers[.contentType]) {
+            let traceparent = request.headers[HTTPField.Name("traceparent")!]
+            switch await self.receive(body: data, contentType: request.headers[.contentType], traceparent: traceparent)
+            {
             case .status(let status):
                 return Response(status: status)
             case .hang:

@@ -57,6 +57,7 @@ public func buildApplication(
             NotificationDeliveryService(state: services.state, journal: services.journal, logger: logger),
             HousekeepingService(state: services.state, logger: logger),
             JournalService(state: services.state, journal: services.journal, logger: logger),
+            StoreWatchService(store: services.state.store, logger: logger),
         ] + mailServices,
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)

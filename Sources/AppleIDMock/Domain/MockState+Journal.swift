@@ -20,6 +20,8 @@ extension MockState {
                 logger.warning("journal buffer full: entries dropped", metadata: ["idp.dropped": "\(dropped)"])
             }
             guard !entries.isEmpty else { return }
+            let started = ContinuousClock.now
+            defer { metrics.storeStep(.journal, ContinuousClock.now - started) }
             do {
                 try await store.transaction { transaction in
                     try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)
@@ -98,9 +100,13 @@ extension MockState {
     /// The journal's entries that pass `query`, newest first (what this replica still buffers is
     /// written first).
     func journal(_ query: JournalQuery, recorder: JournalRecorder) async throws -> [JournalEntry] {
+        query.select(try await journal(recorder: recorder))
+    }
+
+    /// Every entry of the journal, oldest first (what this replica still buffers is written first).
+    func journal(recorder: JournalRecorder) async throws -> [JournalEntry] {
         try await flushJournal(recorder)
-        let entries = try await store.transaction { try await $0.list(Spaces.journal).map(\.value) }
-        return query.select(entries)
+        return try await store.transaction { try await $0.list(Spaces.journal).map(\.value) }
     }
 
     /// Empties the journal, here and for entries other replicas still buffer (anything older than

@@ -15,6 +15,8 @@ final class MockState: Sendable {
     let epochs = EpochWatch()
     /// Generated signing keys, parsed once.
     let keyCache = KeyCache()
+    /// What `GET /metrics` shows: Apple calls, issuance, notifications, store steps.
+    let metrics = MockMetrics()
     private let cached = Mutex<ActiveScenario?>(nil)
 
     /// Opens the state on `store`: a new store starts with `initialScenario`; a durable one keeps the
@@ -137,7 +139,9 @@ final class MockState: Sendable {
     func withSession<T: Sendable>(
         _ active: ActiveScenario, _ body: @escaping @Sendable (Session, World) async throws -> T
     ) async throws -> T {
-        try await store.transaction { transaction in
+        let started = ContinuousClock.now
+        defer { metrics.storeStep(.session, ContinuousClock.now - started) }
+        return try await store.transaction { transaction in
             let control = try await transaction.get(Spaces.control, ControlState.key)
             guard control?.epoch == active.control.epoch else { throw SessionChanged() }
             return try await body(Session(transaction: transaction), active.world)

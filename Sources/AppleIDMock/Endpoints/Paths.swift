@@ -48,6 +48,8 @@ package enum AdminPath {
     package static let rotateKey = "keys/rotate"
     package static let key = "keys/:kid"
     package static let journal = "journal"
+    /// Verifies the journal: counts with near misses, or a sequence (`JournalController`).
+    package static let journalVerify = "journal/verify"
     /// The email relay's mailbox (`Endpoints/Admin/MailController.swift`).
     package static let mail = "mail"
     package static let mailEntry = "mail/:id"
@@ -77,6 +79,8 @@ package enum AdminPath {
 package enum ServerPath {
     /// The liveness check.
     package static let health = "/health"
+    /// Prometheus metrics, guarded like the control plane (`Endpoints/Admin/MetricsController.swift`).
+    package static let metrics = "/metrics"
     /// Sign in with Apple JS and its typings, at Apple's CDN path (any `ll_CC` locale folder).
     package static let signInJSFile = "/appleauth/static/jsapi/appleid/1/:locale/:file"
     /// Apple's button images (on `appleid.cdn-apple.com`): logo and label centred, at chosen

@@ -66,5 +66,8 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     JournalController(state: state, journal: services.journal).addRoutes(to: admin)
     MintController(state: state, journal: services.journal).addRoutes(to: admin)
     MailController(state: state, journal: services.journal, mail: services.mail).addRoutes(to: admin)
+    // At the root, where Prometheus looks, behind the control plane's guard.
+    MetricsController(state: state).addRoutes(
+        to: router.group().add(middleware: adminAccess).add(middleware: AdminErrorMiddleware(logger: logger)))
     return router
 }

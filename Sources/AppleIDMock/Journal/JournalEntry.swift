@@ -43,6 +43,9 @@ struct JournalEntry: Codable, Sendable, Equatable {
     var attempt: Int?
     /// Where a notification was posted.
     var url: String?
+    /// The W3C `traceparent` the request carried (when well formed), or the one the mock sent with
+    /// a notification.
+    var traceparent: String? = nil
 
     /// Whether the call ended well.
     var isOK: Bool { outcome == .ok }

@@ -33,6 +33,16 @@ struct JournalQuery: Sendable {
 
     /// The entries that pass, newest first, at most `limit`.
     func select(_ entries: [JournalEntry]) -> [JournalEntry] {
-        Array(entries.filter(admits).sorted { $0.id > $1.id }.prefix(limit))
+        newest(matching(entries))
+    }
+
+    /// Every entry that passes.
+    func matching(_ entries: [JournalEntry]) -> [JournalEntry] {
+        entries.filter(admits)
+    }
+
+    /// The newest `limit` of `entries`, newest first.
+    func newest(_ entries: [JournalEntry]) -> [JournalEntry] {
+        Array(entries.sorted { $0.id > $1.id }.prefix(limit))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -57,9 +58,17 @@ struct AppleCallMiddleware: RouterMiddleware {
             fingerprints["access_token"] = Fingerprint.of(bearer)
         }
         let outcome = notes.dropped ? .dropped : JournalOutcome(status: status, refusal: notes.refusal?.code)
-        journal.record(endpoint, started: started, mockTime: active?.now ?? started.wallTime, outcome: outcome) {
+        let grantType = parameters.first("grant_type")
+        let traceparent = request.headers[Self.traceparent].flatMap(TraceContext.valid)
+        let elapsed = ContinuousClock.now - started.instant
+        state.metrics.appleCall(
+            endpoint: endpoint, grantType: grantType, outcome: outcome, duration: elapsed, issued: notes.issued)
+        journal.record(
+            endpoint, started: started, mockTime: active?.now ?? started.wallTime, outcome: outcome,
+            latencyMilliseconds: elapsed.wholeMilliseconds
+        ) {
             $0.method = request.method.rawValue
-            $0.grantType = parameters.first("grant_type")
+            $0.grantType = grantType
             $0.clientId = parameters.first("client_id")
             $0.clientSecretKeyId = notes.secretKeyId
             $0.clientSecretTeamId = notes.secretTeamId
@@ -70,8 +79,12 @@ struct AppleCallMiddleware: RouterMiddleware {
             $0.fault = notes.fault
             $0.fingerprints = fingerprints.isEmpty ? nil : fingerprints
             $0.issued = notes.issued.isEmpty ? nil : notes.issued
+            $0.traceparent = traceparent
         }
     }
+
+    /// The W3C trace context header, kept in the journal entry.
+    private static let traceparent = HTTPField.Name(TraceContext.header)!
 
     /// The answer, with the fault rule that fires on this call (if any) applied.
     private func answer(

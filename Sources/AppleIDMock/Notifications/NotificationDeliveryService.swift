@@ -95,6 +95,8 @@ struct NotificationDeliveryService: Service {
         let payload = try? TokenMinter.sign(record.claims, with: active.keys.signing)
         let fault = try? await state.firingFault(
             .notifications, grantType: nil, clientId: record.claims.aud, in: active)
+        // The post's own trace context, journaled with the attempt.
+        let traceparent = TraceContext.make()
         let result = await withTaskGroup(of: (status: Int?, outcome: DeliveryOutcome)?.self) { race in
             race.addTask {
                 if let latency = fault?.latencyMilliseconds, latency > 0 {
@@ -102,7 +104,8 @@ struct NotificationDeliveryService: Service {
                 }
                 if let fault, fault.drop { return (nil, .droppedByFault(fault.id)) }
                 return await post(
-                    record, payload: payload, truncated: fault?.truncate ?? false, timeout: timeout, client: client)
+                    record, payload: payload, truncated: fault?.truncate ?? false, timeout: timeout,
+                    traceparent: traceparent, client: client)
             }
             race.addTask {
                 try? await Task.sleep(for: .milliseconds(timeout))
@@ -125,6 +128,7 @@ struct NotificationDeliveryService: Service {
             httpStatus: result.status, outcome: result.outcome)
         journal(
             record, attempt: attempt, started: started, number: record.attempts.count + 1, fault: fault,
+            traceparent: traceparent,
             active: active)
         do {
             try await state.finishDelivery(
@@ -145,7 +149,7 @@ struct NotificationDeliveryService: Service {
     /// Records the attempt in the journal.
     private func journal(
         _ record: NotificationRecord, attempt: NotificationRecord.Attempt, started: JournalStart, number: Int,
-        fault: FaultRule?, active: ActiveScenario
+        fault: FaultRule?, traceparent: String, active: ActiveScenario
     ) {
         let world = active.world
         let teamId = world.appGroups[record.appGroupId]?.teamId
@@ -153,6 +157,7 @@ struct NotificationDeliveryService: Service {
             world.user(withSubject: record.sub, teamId: team)?.key
         }
         let outcome = JournalOutcome(notificationStatus: attempt.httpStatus, dropped: fault?.drop == true)
+        state.metrics.notificationAttempt(delivered: outcome == .ok)
         journal.record(
             JournalEndpoint.notifications, started: started, mockTime: active.now, outcome: outcome,
             latencyMilliseconds: attempt.durationMilliseconds
@@ -167,15 +172,18 @@ struct NotificationDeliveryService: Service {
             $0.notificationType = record.type
             $0.attempt = number
             $0.url = record.url
+            $0.traceparent = fault?.drop == true ? nil : traceparent
         }
     }
 
     private func post(
-        _ record: NotificationRecord, payload: String?, truncated: Bool, timeout: Int, client: HTTPClient
+        _ record: NotificationRecord, payload: String?, truncated: Bool, timeout: Int, traceparent: String,
+        client: HTTPClient
     ) async -> (status: Int?, outcome: DeliveryOutcome) {
         guard let url = record.url else { return (nil, .noURL) }
         guard let payload else { return (nil, .unsigned) }
         return await NotificationPost.send(
-            payload, to: url, timeoutMilliseconds: timeout, truncated: truncated, client: client)
+            payload, to: url, timeoutMilliseconds: timeout, truncated: truncated, traceparent: traceparent,
+            client: client)
     }
 }

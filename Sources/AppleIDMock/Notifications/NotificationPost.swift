@@ -15,9 +15,10 @@ enum NotificationPost {
 
     /// Posts `jws` to `url` within `timeoutMilliseconds` (only the first half of the body when
     /// `truncated`, for the fault). Returns the receiver's status, or `nil` when none came, and the
-    /// outcome.
+    /// outcome. With `traceparent`, the post carries that W3C trace context header.
     static func send(
-        _ jws: String, to url: String, timeoutMilliseconds: Int, truncated: Bool = false, client: HTTPClient
+        _ jws: String, to url: String, timeoutMilliseconds: Int, truncated: Bool = false, traceparent: String? = nil,
+        client: HTTPClient
     ) async -> (status: Int?, outcome: DeliveryOutcome) {
         // Also for URLs stored by an earlier version that let them through: the client traps on them.
         if let problem = HTTPURLCheck.problem(url) { return (nil, .unsendable(problem)) }
@@ -25,6 +26,7 @@ enum NotificationPost {
             var request = HTTPClientRequest(url: url)
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
+            if let traceparent { request.headers.add(name: TraceContext.header, value: traceparent) }
             let body = try JSONEncoder().encode(["payload": jws])
             request.body = .bytes(ByteBuffer(bytes: truncated ? body.prefix(body.count / 2) : body))
             let response = try await client.execute(request, timeout: .milliseconds(Int64(timeoutMilliseconds)))

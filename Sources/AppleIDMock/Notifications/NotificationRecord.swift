@@ -3,8 +3,11 @@ import Foundation
 /// One server-to-server notification in the outbox: its claims (signed at each delivery attempt with
 /// the key in force), where it goes, and every attempt so far.
 struct NotificationRecord: Sendable, Codable {
+    /// Whether no attempt is due or under way (delivered, failed for good, or nowhere to post).
+    var isSettled: Bool { status != .pending && status != .delivering }
+
     /// Where a notification stands.
-    enum Status: String, Sendable, Codable {
+    enum Status: String, Sendable, Codable, CaseIterable {
         /// Waiting for its next attempt.
         case pending
         /// An attempt is under way (by the replica holding the lease).

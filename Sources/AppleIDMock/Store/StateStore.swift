@@ -25,4 +25,20 @@ protocol StateStore: Sendable {
 
     /// What the store is, for logs and the start-up line (a PostgreSQL password is masked).
     var description: String { get }
+
+    /// Wakes reads waiting for the journal, the outbox or the mailbox to change.
+    var watch: StoreWatch { get }
+
+    /// For a store other processes write too (PostgreSQL): a mark per topic that changes whenever
+    /// its spaces change, read once per interval while someone waits. `nil`: the store is this
+    /// process's alone and tells `watch` of every change itself.
+    func changeMarks() async throws -> [StoreWatch.Topic: String]?
+
+    /// How many entries each of `spaces` holds (for `/metrics`), counted without reading them.
+    func entryCounts(_ spaces: [String]) async throws -> [String: Int]
+}
+
+extension StateStore {
+    func changeMarks() async throws -> [StoreWatch.Topic: String]? { nil }
+
 }

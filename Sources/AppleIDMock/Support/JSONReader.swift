@@ -32,6 +32,11 @@ struct JSONReader {
         if let error = error(file: "request body") { throw ControlRefusal(error) }
     }
 
+    /// Refuses a request whose query parameters had problems, naming each (the control plane's 400).
+    func refuseQueryIfInvalid() throws(ControlRefusal) {
+        if let error = error(file: "request") { throw ControlRefusal(error) }
+    }
+
     /// The members of an object, reporting unknown ones; `nil` (and a problem) if it is not an object.
     mutating func object(_ value: JSONValue, at path: JSONPath, allowed: Set<String>) -> [String: JSONValue]? {
         guard case .object(let members) = value else {

@@ -3,7 +3,8 @@ import Hummingbird
 
 /// `/__admin/journal`: what backends sent to `/auth/*` and how the mock answered, and every
 /// notification attempt, newest first, with filters (`endpoint`, `clientId`, `user`, `outcome`,
-/// `since`, `limit`); `DELETE` clears it.
+/// `since`, `limit`), waiting with `waitSeconds` until `minCount` entries match; `DELETE` clears
+/// it; `POST /__admin/journal/verify` checks a count or a sequence, with near misses when it fails.
 struct JournalController: Sendable {
     let state: MockState
     /// The entries not yet written to the store.
@@ -11,23 +12,46 @@ struct JournalController: Sendable {
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.get(RouterPath(AdminPath.journal)) { request, _ in try await self.read(request) }
+        group.post(RouterPath(AdminPath.journalVerify)) { request, _ in try await self.verify(request) }
         group.delete(RouterPath(AdminPath.journal)) { _, _ in
             Responses.adminJSON(["cleared": try await self.state.clearJournal(recorder: self.journal)])
         }
     }
 
     private func read(_ request: Request) async throws -> Response {
-        let query = try Self.query(request.uri.queryParameters)
-        /// The answer.
+        var wait = WaitingRead()
+        let query = try Self.query(request.uri.queryParameters, wait: &wait)
+        /// The answer: `matched` and `reached` when the call waited or gave `minCount`.
         struct Listing: Encodable {
             var entries: [JournalEntry]
+            /// How many entries pass the filters (before `limit`).
+            var matched: Int?
+            /// Whether `minCount` (1 by default) entries passed them.
+            var reached: Bool?
         }
+        let (matching, reached) = try await wait.run(
+            .journal, watch: state.store.watch,
+            read: { query.matching(try await self.state.journal(recorder: self.journal)) },
+            satisfied: { $0.count >= wait.target })
         return Responses.adminJSON(
-            Listing(entries: try await state.journal(query, recorder: journal)))
+            Listing(
+                entries: query.newest(matching), matched: wait.isAsked ? matching.count : nil,
+                reached: wait.isAsked ? reached : nil))
+    }
+
+    private func verify(_ request: Request) async throws -> Response {
+        let asked = try VerificationRequest.read(try await AdminBody.json(request))
+        let (outcome, _) = try await asked.wait.run(
+            .journal, watch: state.store.watch,
+            read: { asked.verification.check(try await self.state.journal(recorder: self.journal)) },
+            satisfied: \.verified)
+        return Responses.adminJSON(outcome, status: outcome.verified ? .ok : .unprocessableContent)
     }
 
     /// The filters of the query string, each checked.
-    static func query(_ parameters: some Sequence<(key: Substring, value: Substring)>) throws -> JournalQuery {
+    static func query(
+        _ parameters: some Sequence<(key: Substring, value: Substring)>, wait: inout WaitingRead
+    ) throws -> JournalQuery {
         var query = JournalQuery()
         var reader = JSONReader()
         func problem(_ name: String, _ reason: String) {
@@ -61,10 +85,13 @@ struct JournalController: Sendable {
                     problem("limit", "expected a whole number in 1...100000")
                 }
             default:
-                problem(String(key), "unknown filter; filters: endpoint, clientId, user, outcome, since, limit")
+                if wait.read(key, value, into: &reader) { continue }
+                problem(
+                    String(key),
+                    "unknown filter; filters: endpoint, clientId, user, outcome, since, limit, waitSeconds, minCount")
             }
         }
-        if let error = reader.error(file: "request") { throw error }
+        try reader.refuseQueryIfInvalid()
         return query
     }
 }

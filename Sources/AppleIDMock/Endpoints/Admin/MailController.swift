@@ -48,6 +48,7 @@ struct MailController: Sendable {
         var outcome: String?
         var direction: MailDirection?
         var limit = 200
+        var wait = WaitingRead()
         for (key, rawValue) in request.uri.queryParameters {
             let value = String(rawValue)
             switch key {
@@ -67,12 +68,14 @@ struct MailController: Sendable {
                     reader.report(.query("limit"), "expected a whole number in 1...\(MailboxLimits.records)")
                 }
             default:
+                if wait.read(key, value, into: &reader) { continue }
                 reader.report(
-                    .query(String(key)), "unknown filter; filters: user, team, outcome, direction, limit")
+                    .query(String(key)),
+                    "unknown filter; filters: user, team, outcome, direction, limit, waitSeconds, minCount")
             }
         }
-        if let error = reader.error(file: "request") { throw error }
-        let entries = try await state.mail.records().filter { record in
+        try reader.refuseQueryIfInvalid()
+        let filter = { (record: MailRecord) -> Bool in
             if let user,
                 ![record.userKey?.lowercased(), record.recipient, record.deliveredTo?.lowercased()].contains(user)
             {
@@ -82,19 +85,27 @@ struct MailController: Sendable {
             if let outcome, record.outcome.rawValue != outcome { return false }
             if let direction, record.direction != direction { return false }
             return true
-        }.prefix(limit)
+        }
+        let (matching, reached) = try await wait.run(
+            .mail, watch: state.store.watch, read: { try await self.state.mail.records().filter(filter) },
+            satisfied: { $0.count >= wait.target })
         let usage = try await state.mail.usage()
         let settings = try await state.current().world.settings
-        /// The answer.
+        /// The answer: `matched` and `reached` when the call waited or gave `minCount`.
         struct Listing: Encodable {
             var smtp: Status
             var mailbox: Summary
             var entries: [MailRecord]
+            var matched: Int?
+            var reached: Bool?
         }
         let summary = Summary(
             keptMessages: usage.kept.count, keptBytes: usage.keptBytes, maxBytes: settings.mailboxMaxBytes,
             droppedMessages: usage.droppedMessages, droppedBytes: usage.droppedBytes)
-        return Responses.adminJSON(Listing(smtp: status, mailbox: summary, entries: Array(entries)))
+        return Responses.adminJSON(
+            Listing(
+                smtp: status, mailbox: summary, entries: Array(matching.prefix(limit)),
+                matched: wait.isAsked ? matching.count : nil, reached: wait.isAsked ? reached : nil))
     }
 
     /// What the mailbox holds of messages and what it dropped to stay within its bounds.

@@ -1,17 +1,14 @@
 import Foundation
 import Hummingbird
 
-/// The server-to-server notifications the lifecycle produced: `GET /__admin/notifications[/<id>]`,
-/// `POST /__admin/notifications/<id>/redeliver`.
+/// The server-to-server notifications the lifecycle produced: `GET /__admin/notifications[/<id>]`
+/// (the listing filtered by `state`, waiting with `waitSeconds` until `minCount` match, or until
+/// the outbox is settled), `POST /__admin/notifications/<id>/redeliver`.
 struct NotificationsController: Sendable {
     let state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.notifications)) { _, _ in
-            // As recorded: a list of many notifications is not signed anew.
-            let views = try await self.state.notifications().map { self.view($0, signing: nil) }
-            return Responses.adminJSON(["notifications": views])
-        }
+        group.get(RouterPath(AdminPath.notifications)) { request, _ in try await self.list(request) }
         group.get(RouterPath(AdminPath.notification)) { _, context in
             let id = context.parameters.get("id") ?? ""
             guard let record = try await self.state.notification(id) else {
@@ -23,6 +20,54 @@ struct NotificationsController: Sendable {
             let record = try await self.state.redeliver(context.parameters.get("id") ?? "")
             return Responses.adminJSON(self.view(record, signing: try await self.state.current()))
         }
+    }
+
+    /// The states a listing may be filtered by: a record's status, `retrying` (pending after a failed
+    /// attempt), or `settled` (the whole outbox: nothing pending, retrying or being delivered).
+    static let states = ["pending", "retrying", "delivering", "delivered", "failed", "no_url", "settled"]
+
+    private func list(_ request: Request) async throws -> Response {
+        var reader = JSONReader()
+        var wait = WaitingRead()
+        var wanted: String?
+        for (key, rawValue) in request.uri.queryParameters {
+            let value = String(rawValue)
+            if key == "state" {
+                if Self.states.contains(value) {
+                    wanted = value
+                } else {
+                    reader.report(.query("state"), "\"\(value)\" is not one of: \(Self.states.joined(separator: ", "))")
+                }
+            } else if !wait.read(key, value, into: &reader) {
+                reader.report(.query(String(key)), "unknown filter; filters: state, waitSeconds, minCount")
+            }
+        }
+        if wanted == "settled", wait.minCount != nil {
+            reader.report(.query("minCount"), "not with state=settled, which waits until nothing is pending")
+        }
+        try reader.refuseQueryIfInvalid()
+        let settling = wanted == "settled"
+        let (records, reached) = try await wait.run(
+            .outbox, watch: state.store.watch,
+            read: {
+                try await self.state.notifications().filter { record in
+                    guard let wanted, !settling else { return true }
+                    return wanted == "retrying"
+                        ? record.status == .pending && !record.attempts.isEmpty : record.status.rawValue == wanted
+                }
+            },
+            satisfied: { settling ? $0.allSatisfy(\.isSettled) : $0.count >= wait.target })
+        /// The answer: `reached` when the call waited or gave `minCount`; `settled` for `state=settled`.
+        struct Listing: Encodable {
+            var notifications: [NotificationView]
+            var reached: Bool?
+            var settled: Bool?
+        }
+        // As recorded: a list of many notifications is not signed anew.
+        return Responses.adminJSON(
+            Listing(
+                notifications: records.map { view($0, signing: nil) },
+                reached: wait.isAsked || settling ? reached : nil, settled: settling ? reached : nil))
     }
 
     /// A notification as the control plane shows it: the record, and the JWS as it is posted.

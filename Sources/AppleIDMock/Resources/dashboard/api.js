@@ -11,6 +11,7 @@ export class ApiError extends Error {
     this.code = body?.error;
     this.problems = Array.isArray(body?.problems) ? body.problems : [];
     this.moreProblems = body?.moreProblems || 0;
+    this.body = body;
   }
 }
 

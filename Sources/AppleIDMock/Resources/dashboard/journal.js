@@ -1,7 +1,8 @@
 // The Journal section: what the backend sent, newest first, refreshed every second while "Live"
-// is on; filters by endpoint, client, user and outcome.
+// is on; filters by endpoint, client, user and outcome; a "verify" box that checks a count or a
+// sequence (POST /__admin/journal/verify) and lists the near misses when it fails.
 
-import { api } from "./api.js";
+import { api, ApiError } from "./api.js";
 import { act, fillTable, h, time } from "./dom.js";
 
 export function createJournal(ctx) {
@@ -22,6 +23,38 @@ export function createJournal(ctx) {
     if (done) await refresh();
   });
 
+  const verifyForm = document.getElementById("journal-verify");
+  const verifyResult = document.getElementById("journal-verify-result");
+  verifyForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = document.getElementById("journal-verify-run");
+    button.disabled = true;
+    try {
+      const outcome = await api("POST", "/__admin/journal/verify", verifyForm.elements.body.value);
+      showVerification(outcome);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 422 && error.body) {
+        showVerification(error.body);
+      } else {
+        const problems = (error.problems ?? []).map((p) => h("li", {}, h("code", { text: p.path }), ` ${p.reason}`));
+        verifyResult.replaceChildren(h("p", { class: "result error", text: error.message }), problems.length ? h("ul", {}, ...problems) : "");
+      }
+    } finally {
+      button.disabled = false;
+    }
+  });
+
+  function showVerification(outcome) {
+    const misses = (outcome.nearMisses ?? []).map((miss) => h("li", { "data-near-miss": miss.entry.id },
+      h("span", {}, `${miss.entry.method ?? ""} ${miss.entry.endpoint} · ${miss.entry.outcome} · `, time(miss.entry.wallTime)),
+      h("ul", {}, ...miss.differences.map((d) => h("li", {}, h("code", { text: d.field }),
+        `: expected ${d.expected}, was ${d.actual ?? "nothing"}`)))));
+    verifyResult.replaceChildren(
+      h("p", { class: outcome.verified ? "result ok" : "result error", "data-verified": String(outcome.verified), text: `${outcome.verified ? "✓" : "✗"} ${outcome.message}` }),
+      misses.length ? h("p", { class: "muted small", text: "Near misses (closest first):" }) : "",
+      misses.length ? h("ol", { class: "near-misses" }, ...misses) : "");
+  }
+
   function query() {
     const params = new URLSearchParams({ limit: "100" });
     for (const name of ["endpoint", "clientId", "user", "outcome"]) {
@@ -37,6 +70,7 @@ export function createJournal(ctx) {
     if (entry.clientSecretKeyId) parts.push(`secret kid ${entry.clientSecretKeyId} team ${entry.clientSecretTeamId ?? "?"}`);
     if (entry.notificationType) parts.push(`${entry.notificationType} attempt ${entry.attempt ?? "?"}`);
     if (entry.fault) parts.push(`fault ${entry.fault}`);
+    if (entry.traceparent) parts.push(`trace ${entry.traceparent.split("-")[1] ?? entry.traceparent}`);
     parts.push(`${entry.latencyMilliseconds} ms`);
     const prints = Object.entries(entry.fingerprints ?? {}).map(([k, v]) => `${k} ${v}`);
     const issued = Object.entries(entry.issued ?? {}).map(([k, v]) => `${k} ${v}`);

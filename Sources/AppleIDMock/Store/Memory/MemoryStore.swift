@@ -18,6 +18,8 @@ final class MemoryStore: StateStore {
     private let lock = AsyncLock()
     private let journal: (any StoreJournal)?
     let description: String
+    /// Told of every committed step (this process is the store's only writer).
+    let watch = StoreWatch()
 
     /// An empty store, or one loaded from `entries` with `journal` recording every change.
     init(description: String = "memory", journal: (any StoreJournal)? = nil, entries: [(EntryRef, MemoryEntry)] = []) {
@@ -60,6 +62,7 @@ final class MemoryStore: StateStore {
             tables.apply(changes)
             publishedRevision.store(tables.controlRevision, ordering: .releasing)
         }
+        watch.committed(changes)
     }
 
     func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
@@ -70,6 +73,12 @@ final class MemoryStore: StateStore {
             guard revision != known else { return (revision, nil) }
             let value = tables.entry(EntryRef(space: Spaces.control.name, key: ControlState.key))?.value
             return (revision, value as? ControlState)
+        }
+    }
+
+    func entryCounts(_ spaces: [String]) async throws -> [String: Int] {
+        tables.withLock { tables in
+            Dictionary(uniqueKeysWithValues: spaces.map { ($0, tables.count(in: $0)) })
         }
     }
 

@@ -1,6 +1,8 @@
 """apple-id-mock in a container for Python tests: a testcontainers ``DockerContainer`` that waits
-for ``/health``, mints client secrets inside the container, and drives the control plane."""
+for ``/health``, mints client secrets inside the container, and drives the control plane
+(``ControlPlane`` does the same for a server you started yourself)."""
 
-from .container import AppleIDMockContainer, ControlPlaneError
+from .container import AppleIDMockContainer
+from .control_plane import ControlPlane, ControlPlaneError, describe_verification
 
-__all__ = ["AppleIDMockContainer", "ControlPlaneError"]
+__all__ = ["AppleIDMockContainer", "ControlPlane", "ControlPlaneError", "describe_verification"]

@@ -13,6 +13,8 @@ from typing import Any, Optional, Union
 import requests
 from testcontainers.core.container import DockerContainer
 
+from .control_plane import MAX_WAIT_SECONDS, ControlPlaneError, JournalAssertions
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 # Where the image keeps its bundled files (the Dockerfile's WORKDIR is /app).
@@ -20,16 +22,7 @@ _APP_DIR = "/app"
 _MOUNTED_SCENARIOS = "/app/mounted-scenarios"
 
 
-class ControlPlaneError(RuntimeError):
-    """A control-plane call answered with an error status; ``status`` and ``body`` say which."""
-
-    def __init__(self, method: str, path: str, status: int, body: str):
-        super().__init__(f"{method} {path} answered {status}: {body}")
-        self.status = status
-        self.body = body
-
-
-class AppleIDMockContainer(DockerContainer):
+class AppleIDMockContainer(JournalAssertions, DockerContainer):
     """apple-id-mock (a stand-in for appleid.apple.com) in a container, ready once ``/health`` answers.
 
     ``scenarios`` mounts a scenario file or folder of the host (read-only) in place of the bundled
@@ -202,7 +195,7 @@ class AppleIDMockContainer(DockerContainer):
         headers = {"Authorization": f"Bearer {self.admin_token}"} if self.admin_token else {}
         url = f"{self.get_url()}/__admin/{path.lstrip('/')}"
         answer = requests.request(
-            method, url, json=json_body, params=params, headers=headers, timeout=30, verify=self._verify()
+            method, url, json=json_body, params=params, headers=headers, timeout=90, verify=self._verify()
         )
         if answer.status_code >= 400:
             raise ControlPlaneError(method, f"/__admin/{path.lstrip('/')}", answer.status_code, answer.text)
@@ -282,15 +275,14 @@ class AppleIDMockContainer(DockerContainer):
         return self.admin("GET", "mail", params={k: v for k, v in filters.items() if v is not None})["entries"]
 
     def wait_for_mail(self, count: int = 1, timeout: float = 10.0, **filters: Any) -> list:
-        """Polls the mailbox until ``count`` entries match ``filters``, and returns them."""
-        deadline = time.monotonic() + timeout
-        entries: list = []
-        while time.monotonic() < deadline:
-            entries = self.mail(**filters)
-            if len(entries) >= count:
-                return entries
-            time.sleep(0.05)
-        raise TimeoutError(f"{len(entries)} mailbox entries match {filters}, expected {count}")
+        """The mailbox entries matching ``filters`` once ``count`` do: the server answers as soon as
+        they are there (``waitSeconds``, at most 60), without polling."""
+        params = {k: v for k, v in filters.items() if v is not None}
+        params.update(minCount=count, waitSeconds=min(timeout, MAX_WAIT_SECONDS))
+        answer = self.admin("GET", "mail", params=params)
+        if not answer["reached"]:
+            raise TimeoutError(f"{answer['matched']} mailbox entries match {filters}, expected {count}")
+        return answer["entries"]
 
     def raw_mail(self, mail_id: str) -> str:
         """The message as the relay delivered it to the user's real address."""

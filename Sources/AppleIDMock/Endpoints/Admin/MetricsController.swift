@@ -1,0 +1,35 @@
+import Hummingbird
+
+/// `GET /metrics`: the mock's metrics in Prometheus's text format (version 0.0.4). Guarded like
+/// the control plane (the admin token, when one is set). What the store holds (live grants,
+/// notifications by status, the mailbox by outcome) is counted at each scrape.
+struct MetricsController: Sendable {
+    let state: MockState
+
+    func addRoutes(to router: some RouterMethods<MockRequestContext>) {
+        router.get(RouterPath(ServerPath.metrics)) { _, _ in try await self.scrape() }
+    }
+
+    private func scrape() async throws -> Response {
+        var holdings = MockMetrics.Holdings(waitingReads: state.store.watch.readers)
+        holdings.grants = try await state.store.entryCounts(MockMetrics.grantSpaces)
+        for record in try await state.notifications() { holdings.notifications[record.status, default: 0] += 1 }
+        for record in try await state.mail.records() {
+            holdings.mail[Self.mailOutcome(record), default: 0] += 1
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: state.metrics.page(holdings))))
+    }
+
+    /// How the metrics group a mailbox record: relayed, dropped or refused (inbound), sent or
+    /// failed (replies).
+    static func mailOutcome(_ record: MailRecord) -> String {
+        if record.direction == .reply { return record.outcome == .sent ? "sent" : "failed" }
+        switch record.outcome {
+        case .relayed, .dropped: return record.outcome.rawValue
+        default: return "refused"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import ServiceLifecycle
+
+/// A control-plane read that may wait (`waitSeconds`, at most 60) until what it reads satisfies the
+/// caller (`minCount` entries match, the outbox is settled, a verification holds). It reads, and
+/// reads again only when the store says the topic changed: no loop polls while it waits. Readers
+/// are bounded by the watch (409 `limit_reached` over), and shutdown ends the wait at once, with
+/// the last read.
+struct WaitingRead: Sendable {
+    /// The longest wait a caller may ask for.
+    static let maximumSeconds = 60.0
+
+    /// How long to wait at most (0: read once).
+    var seconds: Double = 0
+    /// `minCount`, when the caller gave one.
+    var minCount: Int?
+    /// Whether the caller gave `waitSeconds` or `minCount` (the answer then says whether the count
+    /// was reached).
+    var isAsked: Bool { seconds > 0 || minCount != nil }
+    /// How many matches satisfy the read.
+    var target: Int { minCount ?? 1 }
+
+    /// Reads `waitSeconds` or `minCount` from the query string; false for any other parameter.
+    mutating func read(_ key: Substring, _ value: String, into reader: inout JSONReader) -> Bool {
+        switch key {
+        case "waitSeconds":
+            if let number = Double(value), number.isFinite, (0...Self.maximumSeconds).contains(number) {
+                seconds = number
+            } else {
+                reader.report(.query("waitSeconds"), "expected a number of seconds in 0...60")
+            }
+        case "minCount":
+            if let number = Int(value), (1...100_000).contains(number) {
+                minCount = number
+            } else {
+                reader.report(.query("minCount"), "expected a whole number in 1...100000")
+            }
+        default: return false
+        }
+        return true
+    }
+
+    /// Reads `waitSeconds` from a JSON body member.
+    static func seconds(_ value: JSONValue, at path: JSONPath, into reader: inout JSONReader) -> Double? {
+        guard case .number(let number) = value, number.isFinite, (0...maximumSeconds).contains(number) else {
+            reader.report(path, "expected a number of seconds in 0...60")
+            return nil
+        }
+        return number
+    }
+
+    /// Runs `read` until `satisfied` holds for its result or the wait is over; returns the last
+    /// result and whether it was satisfied.
+    func run<T: Sendable>(
+        _ topic: StoreWatch.Topic, watch: StoreWatch, read: () async throws -> T,
+        satisfied: (T) -> Bool
+    ) async throws -> (value: T, satisfied: Bool) {
+        guard seconds > 0 else {
+            let value = try await read()
+            return (value, satisfied(value))
+        }
+        guard watch.admit() else {
+            if watch.isClosed {
+                let value = try await read()
+                return (value, satisfied(value))
+            }
+            throw ControlRefusal.limitReached(
+                "\(watch.limit) reads already wait; try again when one ends, or without waitSeconds",
+                limit: watch.limit)
+        }
+        defer { watch.release() }
+        let deadline = ContinuousClock.now + .milliseconds(Int64((seconds * 1000).rounded()))
+        return try await withGracefulShutdownHandler {
+            while true {
+                // Taken before reading: a change made while the read runs wakes the wait at once.
+                let seen = watch.generation(topic)
+                let value = try await read()
+                let done = satisfied(value)
+                if done || ContinuousClock.now >= deadline || watch.isClosed || Task.isCancelled {
+                    return (value, done)
+                }
+                await watch.wait(topic, after: seen, until: deadline)
+                // Shutdown answers with what was read: the server is stopping, and a read now
+                // (on PostgreSQL, a query) may be cut short with it.
+                if watch.isClosed || Task.isCancelled { return (value, done) }
+            }
+        } onGracefulShutdown: {
+            watch.close()
+        }
+    }
+}

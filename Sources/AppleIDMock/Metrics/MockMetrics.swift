@@ -1,0 +1,182 @@
+import CoreMetrics
+import Foundation
+import Metrics
+import Prometheus
+
+/// The mock's Prometheus metrics (`GET /metrics`), kept with swift-metrics on a registry of this
+/// server's own (not the process-wide `MetricsSystem`, so that servers built side by side in one
+/// test process count apart).
+///
+/// Every counter and histogram an Apple call can touch is made here, once, in fixed tables indexed
+/// by small numbers: recording a call looks its labels up with string comparisons against those
+/// tables and bumps atomics (a histogram takes swift-prometheus's own lock); it builds no string and
+/// takes no lock of ours. What the store holds (live grants, pending notifications, the mailbox) is
+/// counted when Prometheus scrapes.
+final class MockMetrics: Sendable {
+    /// The registry the page is written from.
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+
+    /// The endpoints an Apple call is counted under (`other`: a path no endpoint has).
+    static let endpoints = FaultRule.Endpoint.allCases.filter { $0 != .notifications }.map(\.rawValue) + ["other"]
+    /// The grant types (`none`: no `grant_type`; `other`: one Apple does not define).
+    static let grantTypes = ["authorization_code", "refresh_token", "client_credentials", "none", "other"]
+    /// The outcomes (`ok`, Apple's error codes, a dropped connection, other HTTP errors).
+    static let outcomes = [
+        "ok", "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type",
+        "invalid_scope", "dropped", "other",
+    ]
+    /// What an answer hands out, as the journal names it.
+    static let issuedKinds = ["code", "access_token", "refresh_token"]
+    /// The store spaces counted as live grants.
+    static let grantSpaces = [
+        Spaces.codes.name, Spaces.accessTokens.name, Spaces.refreshTokens.name, Spaces.migrationTokens.name,
+    ]
+
+    /// Latency buckets of Apple calls and store steps.
+    static let buckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
+    ]
+
+    private let calls: [CoreMetrics.Counter]
+    private let callLatency: [CoreMetrics.Timer]
+    private let issued: [CoreMetrics.Counter]
+    private let attempts: [CoreMetrics.Counter]
+    private let storeStep: [CoreMetrics.Timer]
+    private let grants: [CoreMetrics.Gauge]
+    private let notifications: [CoreMetrics.Gauge]
+    private let mailOutcomes = ["relayed", "refused", "dropped", "sent", "failed", "other"]
+    private let mail: [CoreMetrics.Gauge]
+    private let waitingReads: CoreMetrics.Gauge
+
+    /// The steps whose latency is measured.
+    enum Step: Int, CaseIterable {
+        /// A rule step on the session (codes, tokens, consents, …).
+        case session
+        /// A batch of journal entries written.
+        case journal
+
+        var label: String {
+            switch self {
+            case .session: "session"
+            case .journal: "journal"
+            }
+        }
+    }
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = Self.buckets
+        self.factory = factory
+        var calls: [CoreMetrics.Counter] = []
+        var latency: [CoreMetrics.Timer] = []
+        for endpoint in Self.endpoints {
+            for grantType in Self.grantTypes {
+                latency.append(
+                    CoreMetrics.Timer(
+                        label: "appleidmock_apple_call_duration_seconds",
+                        dimensions: [("endpoint", endpoint), ("grant_type", grantType)], factory: factory))
+                for outcome in Self.outcomes {
+                    calls.append(
+                        CoreMetrics.Counter(
+                            label: "appleidmock_apple_calls_total",
+                            dimensions: [("endpoint", endpoint), ("grant_type", grantType), ("outcome", outcome)],
+                            factory: factory))
+                }
+            }
+        }
+        self.calls = calls
+        self.callLatency = latency
+        issued = Self.issuedKinds.map {
+            CoreMetrics.Counter(label: "appleidmock_issued_total", dimensions: [("kind", $0)], factory: factory)
+        }
+        attempts = ["delivered", "failed"].map {
+            CoreMetrics.Counter(
+                label: "appleidmock_notification_attempts_total", dimensions: [("outcome", $0)], factory: factory)
+        }
+        storeStep = Step.allCases.map {
+            CoreMetrics.Timer(
+                label: "appleidmock_store_step_duration_seconds", dimensions: [("step", $0.label)], factory: factory)
+        }
+        grants = Self.grantSpaces.map {
+            CoreMetrics.Gauge(label: "appleidmock_live_grants", dimensions: [("kind", $0)], factory: factory)
+        }
+        notifications = NotificationRecord.Status.allCases.map {
+            CoreMetrics.Gauge(
+                label: "appleidmock_notifications", dimensions: [("status", $0.rawValue)], factory: factory)
+        }
+        waitingReads = CoreMetrics.Gauge(label: "appleidmock_waiting_reads", factory: factory)
+        mail = mailOutcomes.map {
+            CoreMetrics.Gauge(label: "appleidmock_mailbox_messages", dimensions: [("outcome", $0)], factory: factory)
+        }
+    }
+
+    // MARK: Recording
+
+    /// An Apple call answered: its labels, how long it took, and what it handed out.
+    func appleCall(
+        endpoint: String, grantType: String?, outcome: JournalOutcome, duration: Duration, issued: [String: String]
+    ) {
+        let endpointIndex = Self.index(of: endpoint, in: Self.endpoints)
+        let grantIndex = grantType.map { Self.index(of: $0, in: Self.grantTypes) } ?? Self.grantTypes.count - 2
+        let outcomeIndex =
+            switch outcome {
+            case .ok: 0
+            case .refused(let code): Self.index(of: code, in: Self.outcomes)
+            case .dropped: Self.outcomes.count - 2
+            case .http, .noAnswer, .failed: Self.outcomes.count - 1
+            }
+        let pair = endpointIndex * Self.grantTypes.count + grantIndex
+        calls[pair * Self.outcomes.count + outcomeIndex].increment()
+        callLatency[pair].record(duration: duration)
+        for kind in issued.keys {
+            if let index = Self.issuedKinds.firstIndex(of: kind) { self.issued[index].increment() }
+        }
+    }
+
+    /// A notification attempt ended (delivered: the receiver answered 2xx).
+    func notificationAttempt(delivered: Bool) {
+        attempts[delivered ? 0 : 1].increment()
+    }
+
+    /// How long a store step took.
+    func storeStep(_ step: Step, _ duration: Duration) {
+        storeStep[step.rawValue].record(duration: duration)
+    }
+
+    /// The position of `value` in `table`, or of its last entry (`other`).
+    private static func index(of value: String, in table: [String]) -> Int {
+        table.firstIndex(of: value) ?? table.count - 1
+    }
+
+    // MARK: Scraping
+
+    /// What the store holds now, set on the gauges before the page is written.
+    struct Holdings: Sendable {
+        /// Entries per grant space.
+        var grants: [String: Int] = [:]
+        /// Notifications per status.
+        var notifications: [NotificationRecord.Status: Int] = [:]
+        /// Mailbox records per outcome.
+        var mail: [String: Int] = [:]
+        /// Control-plane reads waiting on this replica (`waitSeconds`).
+        var waitingReads = 0
+    }
+
+    /// The page in Prometheus's text format, with the gauges set from `holdings`.
+    func page(_ holdings: Holdings) -> String {
+        for (index, space) in Self.grantSpaces.enumerated() { grants[index].record(holdings.grants[space] ?? 0) }
+        for (index, status) in NotificationRecord.Status.allCases.enumerated() {
+            notifications[index].record(holdings.notifications[status] ?? 0)
+        }
+        var mailCounts = [Int](repeating: 0, count: mailOutcomes.count)
+        for (outcome, count) in holdings.mail {
+            mailCounts[Self.index(of: outcome, in: mailOutcomes)] += count
+        }
+        for (index, count) in mailCounts.enumerated() { mail[index].record(count) }
+        waitingReads.record(holdings.waitingReads)
+        return registry.emitToString()
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AppleIDMock
+
+/// The rules of waiting reads and journal verification, without HTTP: the watch that wakes
+/// waiting reads, counts and near misses, sequences, the request body's checks, trace context.
+@Suite("Waiting reads and verification: rules")
+struct WaitAndVerifyRulesTests {
+    private func entry(
+        _ id: String, endpoint: String = "token", grantType: String? = "authorization_code", clientId: String? = "web",
+        user: String? = "sam", outcome: String = "ok", status: Int? = 200
+    ) -> JournalEntry {
+        JournalEntry(
+            id: id, at: Date(timeIntervalSince1970: 1_000), wallTime: Date(), endpoint: endpoint, method: "POST",
+            grantType: grantType, clientId: clientId, userKey: user, status: status,
+            outcome: JournalOutcome(word: outcome), latencyMilliseconds: 1)
+    }
+
+    @Test("a wait ends when its topic changes, not when another does; at the deadline otherwise")
+    func wakes() async throws {
+        let watch = StoreWatch()
+        #expect(watch.admit())
+        defer { watch.release() }
+        let seen = watch.generation(.journal)
+        let started = ContinuousClock.now
+        async let waited: Void = watch.wait(.journal, after: seen, until: .now + .seconds(30))
+        try await Task.sleep(for: .milliseconds(50))
+        watch.changed([.mail])
+        watch.changed([.journal])
+        await waited
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(watch.generation(.journal) == seen + 1)
+        let quiet = ContinuousClock.now
+        await watch.wait(.outbox, after: watch.generation(.outbox), until: .now + .milliseconds(100))
+        #expect(ContinuousClock.now - quiet >= .milliseconds(100))
+    }
+
+    @Test("a committed step wakes the topics of the spaces it wrote, and only while someone waits")
+    func committedSteps() {
+        let watch = StoreWatch()
+        var changes = StoreChanges()
+        changes.cleared = [Spaces.outbox.name]
+        watch.committed(changes)
+        #expect(watch.generation(.outbox) == 0)
+        #expect(watch.admit())
+        watch.committed(changes)
+        #expect(watch.generation(.outbox) == 1 && watch.generation(.journal) == 0)
+        watch.release()
+    }
+
+    @Test("readers are bounded; shutdown ends every wait and refuses new readers")
+    func boundedAndClosed() async {
+        let watch = StoreWatch(limit: 2)
+        #expect(watch.admit() && watch.admit())
+        #expect(!watch.admit())
+        watch.release()
+        let started = ContinuousClock.now
+        async let waited: Void = watch.wait(.mail, after: watch.generation(.mail), until: .now + .seconds(30))
+        try? await Task.sleep(for: .milliseconds(50))
+        watch.close()
+        await waited
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(!watch.admit())
+    }
+
+    @Test("a waiting read returns as soon as it is satisfied, and says so; otherwise at the deadline")
+    func waitingRead() async throws {
+        let watch = StoreWatch()
+        let count = Counter()
+        let patient = WaitingRead(seconds: 20)
+        async let result = patient.run(.journal, watch: watch, read: { count.value }, satisfied: { $0 >= 2 })
+        try await Task.sleep(for: .milliseconds(50))
+        count.value = 2
+        watch.changed([.journal])
+        let (value, satisfied) = try await result
+        #expect(value == 2 && satisfied)
+        let brief = WaitingRead(seconds: 0.1)
+        let (_, reached) = try await brief.run(.journal, watch: watch, read: { 0 }, satisfied: { $0 >= 1 })
+        #expect(!reached)
+        #expect(watch.readers == 0)
+    }
+
+    /// A value the test changes while a read waits.
+    final class Counter: Sendable {
+        private let stored = Mutex(0)
+        var value: Int {
+            get { stored.withLock { $0 } }
+            set { stored.withLock { $0 = newValue } }
+        }
+    }
+
+    @Test("count: exactly, at least, at most; too few lists the near misses closest first")
+    func counts() {
+        let entries = [
+            entry("01", grantType: "refresh_token"),
+            entry("02", grantType: "refresh_token", clientId: "app"),
+            entry("03", endpoint: "revoke", grantType: nil, outcome: "invalid_client", status: 400),
+        ]
+        var match = JournalMatch()
+        match.expected = [(.endpoint, "token"), (.grantType, "authorization_code"), (.clientId, "web")]
+        let none = JournalVerification(expectation: .count(match, .exactly(1))).check(entries)
+        #expect(!none.verified && none.count == 0 && none.error == "verification_failed")
+        #expect(none.message == "expected exactly 1 matching entry, found 0")
+        // Fewest differing fields first; among equals, the newest.
+        #expect(none.nearMisses.map(\.entry.id) == ["01", "03", "02"])
+        #expect(
+            none.nearMisses[0].differences == [
+                .init(field: .grantType, expected: "authorization_code", actual: "refresh_token")
+            ])
+        #expect(none.nearMisses[2].differences.map(\.field) == [.grantType, .clientId])
+        match.expected = [(.grantType, "refresh_token")]
+        #expect(JournalVerification(expectation: .count(match, CountExpectation(atLeast: 2))).check(entries).verified)
+        let tooMany = JournalVerification(expectation: .count(match, CountExpectation(atMost: 1))).check(entries)
+        #expect(!tooMany.verified && tooMany.count == 2 && tooMany.nearMisses.isEmpty)
+        #expect(tooMany.matches.map(\.id) == ["02", "01"])
+        match.expected = [(.outcome, "error"), (.status, "400"), (.method, "post")]
+        #expect(JournalVerification(expectation: .count(match, .exactly(1))).check(entries).verified)
+    }
+
+    @Test("sequence: in order holds, out of order names the step and its near misses after the step before")
+    func sequence() {
+        let entries = [
+            entry("01"), entry("02", endpoint: "revoke", grantType: nil), entry("03", grantType: "refresh_token"),
+        ]
+        var exchange = JournalMatch()
+        exchange.expected = [(.grantType, "authorization_code")]
+        var revoke = JournalMatch()
+        revoke.expected = [(.endpoint, "revoke")]
+        var refresh = JournalMatch()
+        refresh.expected = [(.grantType, "refresh_token")]
+        let held = JournalVerification(expectation: .sequence([exchange, revoke, refresh])).check(entries)
+        #expect(held.verified && held.matches.map(\.id) == ["01", "02", "03"])
+        let failed = JournalVerification(expectation: .sequence([exchange, refresh, revoke])).check(entries)
+        #expect(!failed.verified && failed.failedStep == 2)
+        #expect(failed.matches.map(\.id) == ["01", "03"])
+        #expect(failed.nearMisses.isEmpty)
+        let first = JournalVerification(expectation: .sequence([revoke, exchange])).check(entries)
+        #expect(first.failedStep == 1 && first.nearMisses.map(\.entry.id) == ["03"])
+    }
+
+    @Test("the body: unknown match fields, an inverted count, waitSeconds out of range are named")
+    func badBodies() throws {
+        func problems(_ json: String) -> [String] {
+            do {
+                _ = try VerificationRequest.read(try JSONValue.parse(Data(json.utf8)))
+                return []
+            } catch let ControlRefusal.invalid(problems, _) {
+                return problems.map { "\($0.path): \($0.reason)" }
+            } catch {
+                return ["\(error)"]
+            }
+        }
+        #expect(
+            problems(#"{"match":{"endpoint":"token","colour":"red"}}"#).contains {
+                $0.hasPrefix("$.match.colour: unknown field")
+            })
+        #expect(
+            problems(#"{"match":{"endpoint":"token"},"count":{"atLeast":3,"atMost":1}}"#) == [
+                "$.count: inverted: atLeast (3) is more than atMost (1)"
+            ])
+        #expect(
+            problems(#"{"match":{"endpoint":"token"},"waitSeconds":61}"#) == [
+                "$.waitSeconds: expected a number of seconds in 0...60"
+            ])
+        #expect(
+            problems(#"{"match":{"endpoint":"token"},"count":{"exactly":1,"atMost":2}}"#) == [
+                "$.count.exactly: not with atLeast or atMost"
+            ])
+        #expect(problems(#"{"match":{}}"#) == ["$.match: name at least one field to match"])
+        #expect(problems(#"{"sequence":[{"endpoint":"token"}],"count":{"exactly":1}}"#).count == 1)
+        let read = try VerificationRequest.read(
+            try JSONValue.parse(Data(#"{"match":{"status":400},"count":{"atMost":0},"waitSeconds":2.5}"#.utf8)))
+        #expect(read.wait.seconds == 2.5)
+        #expect(
+            read.verification.expectation
+                == .count(JournalMatch(expected: [(.status, "400")]), CountExpectation(atMost: 0)))
+    }
+
+    @Test("traceparent: well-formed ones are kept, others are not; made ones are well formed")
+    func traceContext() {
+        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        #expect(TraceContext.valid(good) == good)
+        #expect(TraceContext.traceId(of: good) == "4bf92f3577b34da6a3ce929d0e0e4736")
+        #expect(TraceContext.valid("00-00000000000000000000000000000000-00f067aa0ba902b7-01") == nil)
+        #expect(TraceContext.valid("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01") == nil)
+        #expect(TraceContext.valid(good + "-extra") == nil)
+        #expect(TraceContext.valid("ff" + good.dropFirst(2)) == nil)
+        #expect(TraceContext.valid("01" + good.dropFirst(2) + "-future") != nil)
+        let made = TraceContext.make()
+        #expect(TraceContext.valid(made) == made && made != TraceContext.make())
+    }
+}

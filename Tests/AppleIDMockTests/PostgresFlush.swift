@@ -19,8 +19,13 @@ extension TestPostgres {
                 database: location.database, tls: .disable), id: 1, logger: quietLogger)
         do {
             try await connection.query("SET synchronous_commit TO on", logger: quietLogger)
-            // txid_current() gives the transaction an id, so that its commit writes (and flushes) a record.
-            try await connection.query("SELECT txid_current()", logger: quietLogger)
+            // A commit is flushed synchronously only when its transaction wrote WAL itself: an id
+            // alone (txid_current()) commits asynchronously, so the flush waited on the WAL writer's
+            // next round and a run alone, faster, could stop the cluster before it. A transactional
+            // logical message writes WAL without touching the mock's tables; its flush covers every
+            // commit before it.
+            try await connection.query(
+                "SELECT pg_logical_emit_message(true, 'apple-id-mock-test', 'flush')", logger: quietLogger)
         } catch {
             try? await connection.close()
             throw error

@@ -39,21 +39,7 @@ struct ButtonImageController: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: "Page Not Found\n\napple-id-mock: \(error.reason)\n")))
         }
         asked.locale = ""
-        let image = try await Self.image(for: asked)
-        var headers: HTTPFields = [
-            .contentType: image.contentType,
-            .cacheControl: "public, max-age=300",
-            .eTag: image.etag,
-            .accessControlAllowOrigin: "*",
-            .xContentTypeOptions: "nosniff",
-            .init("Cross-Origin-Resource-Policy")!: "cross-origin",
-        ]
-        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == image.etag
-        }) == true {
-            return Response(status: .notModified, headers: headers)
-        }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: image.body))
+        return try await Self.image(for: asked).cdnResponse(to: request)
     }
 
     /// The image drawn for `asked`, from the cache or drawn off the event loop (the largest,

@@ -24,22 +24,7 @@ struct SignInJSController: Sendable {
                             ? "apple-id-mock: the jsapi files are not installed beside the executable\n"
                             : "apple-id-mock: no such file; try \(ServerPath.signInJS)\n")))
         }
-        var headers: HTTPFields = [
-            .contentType: asset.contentType,
-            // Short enough that a new mock version reaches pages soon; revalidated by the ETag.
-            .cacheControl: "public, max-age=300",
-            .eTag: asset.etag,
-            .accessControlAllowOrigin: "*",
-            .xContentTypeOptions: "nosniff",
-            .init("Cross-Origin-Resource-Policy")!: "cross-origin",
-        ]
-        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == asset.etag
-        }) == true {
-            headers[.contentLength] = nil
-            return Response(status: .notModified, headers: headers)
-        }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.body))
+        return asset.cdnResponse(to: request)
     }
 
     /// `en_US`, `fr_FR`, …: two lowercase letters, `_`, two uppercase letters.

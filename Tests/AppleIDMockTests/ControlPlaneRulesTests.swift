@@ -166,10 +166,10 @@ struct ServiceDescriptionTests {
             configuration: configuration, store: MemoryStore(), clock: MockClock(), logger: Logger(label: "test"))
         for text in [
             String(describing: services), String(reflecting: services),
-            String(describing: HousekeepingService(state: services.state, logger: services.logger)),
+            String(describing: HousekeepingService(namespaces: services.namespaces, logger: services.logger)),
             String(
                 describing: NotificationDeliveryService(
-                    state: services.state, journal: services.journal, logger: services.logger)),
+                    namespaces: services.namespaces, journal: services.journal, logger: services.logger)),
             String(
                 describing: JournalService(state: services.state, journal: services.journal, logger: services.logger)),
         ] {

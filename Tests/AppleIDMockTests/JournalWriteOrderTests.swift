@@ -42,14 +42,16 @@ struct JournalWriteOrderTests {
             return try await inner.transaction(body)
         }
 
-        func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
-            try await inner.control(ifChangedFrom: known)
+        func control(in space: String, ifChangedFrom known: Int64?) async throws -> (
+            revision: Int64, value: ControlState?
+        ) {
+            try await inner.control(in: space, ifChangedFrom: known)
         }
 
         func claimDue<Value>(
             _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
             mark: @escaping @Sendable (inout Value) -> Void
-        ) async throws -> [(key: String, value: Value)] {
+        ) async throws -> [(space: String, key: String, value: Value)] {
             try await inner.claimDue(space, now: now, leaseUntil: leaseUntil, limit: limit, mark: mark)
         }
 

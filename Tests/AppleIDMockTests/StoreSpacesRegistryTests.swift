@@ -71,6 +71,11 @@ struct StoreSpacesRegistryTests {
             try Sample(Spaces.generatedKeys, GeneratedKey(pem: "-----BEGIN PRIVATE KEY-----")),
             try Sample(Spaces.faultCounts, FaultCounts(matched: 3, fired: 2)),
             try Sample(
+                Spaces.namespaces,
+                NamespaceRecord(
+                    name: "team-a", clients: ["com.example.web"], idleTtlSeconds: 3600, createdAt: now,
+                    lastUsedAt: now)),
+            try Sample(
                 Spaces.journal,
                 JournalEntry(
                     id: "0001", at: now, wallTime: now, endpoint: "token", outcome: .refused("invalid_grant"),

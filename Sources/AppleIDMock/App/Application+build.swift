@@ -50,12 +50,12 @@ public func buildApplication(
         )
     }
     return Application(
-        router: buildRouter(services: services),
+        responder: NamespacePrefixResponder(router: buildRouter(services: services).buildResponder()),
         server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: opened.services + [
-            NotificationDeliveryService(state: services.state, journal: services.journal, logger: logger),
-            HousekeepingService(state: services.state, logger: logger),
+            NotificationDeliveryService(namespaces: services.namespaces, journal: services.journal, logger: logger),
+            HousekeepingService(namespaces: services.namespaces, logger: logger),
             JournalService(state: services.state, journal: services.journal, logger: logger),
             StoreWatchService(store: services.state.store, logger: logger),
         ] + mailServices,

@@ -28,6 +28,11 @@ struct MockRequestContext: RequestContext {
     var bodyUnreadable = false
     /// The part of the mock the request's path falls in (set first, by `RouteGroupMiddleware`).
     var routeGroup = RouteGroup.other
+    /// What the request said of its namespace before any route ran (`NamespacePrefixResponder`).
+    var namespaceRequest = NamespaceRequest()
+    /// The world of the request's namespace (`NamespaceMiddleware`, or for Apple's calls
+    /// `AppleCallMiddleware` once it read what the call carries); `nil` until chosen.
+    var state: MockState?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

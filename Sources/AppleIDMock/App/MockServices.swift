@@ -4,8 +4,10 @@ import Logging
 /// What the server is made of once loaded: the state, the journal, the configuration, and where the
 /// server is reached. `buildRouter` hands each controller and middleware the parts it uses.
 struct MockServices: Sendable {
-    /// Scenarios, settings, clock and session, behind the store.
+    /// Scenarios, settings, clock and session, behind the store: the default namespace's world.
     let state: MockState
+    /// Every namespace's world, the default's included.
+    let namespaces: Namespaces
     /// Buffers journal entries for the store.
     let journal: JournalRecorder
     /// The configured base URL (no trailing slash), or `nil` to use the request's Host.
@@ -37,6 +39,7 @@ struct MockServices: Sendable {
         self.servesTLS = servesTLS
         self.keysDirectory = keysDirectory
         self.state = state
+        self.namespaces = Namespaces(defaultState: state)
         self.journal = JournalRecorder()
         self.publicBaseURL = publicBaseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : $0 }
@@ -54,10 +57,12 @@ struct MockServices: Sendable {
             bundled: try ScenarioLoader.loadDirectory(configuration.scenariosDirectory), keyRing: keyRing)
         let state = try await MockState.open(
             store: store, catalog: catalog, initialScenario: configuration.scenario, clock: clock, logger: logger)
-        return MockServices(
+        let services = MockServices(
             state: state, publicBaseURL: configuration.publicBaseURL, keysDirectory: configuration.keysDirectory,
             adminToken: configuration.adminToken, host: configuration.host, servesTLS: configuration.tls != nil,
             mail: MailRuntime(configuration: configuration.mail), logger: logger)
+        try await services.namespaces.refresh()
+        return services
     }
 }
 

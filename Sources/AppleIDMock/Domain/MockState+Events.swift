@@ -27,7 +27,9 @@ extension MockState {
                     _ = try Self.transfer(
                         appGroupId: scheduled.appGroupId, toTeam: scheduled.toTeam, at: scheduled.at ?? now, in: world,
                         control: &control)
-                    world = World(scenario: world.scenario, transfers: control.transfers)
+                    world = World(
+                        scenario: world.scenario, transfers: control.transfers,
+                        identityNamespace: world.identityNamespace)
                     outcome = "applied"
                 } catch {
                     outcome = "skipped: \(error.message)"

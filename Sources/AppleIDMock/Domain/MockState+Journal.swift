@@ -4,17 +4,16 @@ import Foundation
 /// The request journal on the state: written in batches, read with filters, cleared. It is kept
 /// across resets (it records what the backend did), bounded by the `journalLimit` setting.
 extension MockState {
-    /// Writes the entries waiting in `recorder` in one step; a revoke of a token the mock no longer
-    /// holds is attributed to the user it was issued to, from the journal. Returns once everything
-    /// recorded before the call is in the store, a batch another caller drained included.
+    /// Writes the entries waiting in `recorder`, each into its namespace's journal, one step per
+    /// namespace; a revoke of a token the mock no longer holds is attributed to the user it was
+    /// issued to, from the journal. Returns once everything recorded before the call is in the
+    /// store, a batch another caller drained included. Any namespace's state can flush them all.
     func flushJournal(_ recorder: JournalRecorder) async throws {
         try await recorder.writingAlone {
             // Nothing waiting: no store read (this runs every 100 ms).
             guard !recorder.isEmpty else { return }
             // Read before draining: if the store is down, the entries stay buffered.
-            let control = try await current()
-            let limit = control.world.settings.journalLimit
-            let clearedBefore = control.control.journalClearedBefore ?? ""
+            _ = try await current()
             let (entries, dropped) = recorder.drain()
             if dropped > 0 {
                 logger.warning("journal buffer full: entries dropped", metadata: ["idp.dropped": "\(dropped)"])
@@ -22,14 +21,52 @@ extension MockState {
             guard !entries.isEmpty else { return }
             let started = ContinuousClock.now
             defer { metrics.storeStep(.journal, ContinuousClock.now - started) }
-            do {
-                try await store.transaction { transaction in
-                    try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)
-                }
-            } catch {
-                recorder.restore(entries)
-                throw error
+            // Most batches are one namespace's: split only when they are not.
+            let namespace = entries.first?.namespace ?? NamespaceName.default
+            guard entries.contains(where: { ($0.namespace ?? NamespaceName.default) != namespace }) else {
+                return try await write(entries, in: namespace, recorder: recorder)
             }
+            var groups: [String: Deque<JournalEntry>] = [:]
+            for entry in entries { groups[entry.namespace ?? NamespaceName.default, default: []].append(entry) }
+            var unwritten = Array(groups.keys.sorted())
+            while let name = unwritten.first {
+                do {
+                    try await write(groups[name] ?? [], in: name, recorder: recorder)
+                } catch {
+                    for rest in unwritten { recorder.restore(groups[rest] ?? []) }
+                    throw error
+                }
+                unwritten.removeFirst()
+            }
+        }
+    }
+
+    /// Writes `entries` (drained, in recording order) into the journal of the namespace `name`, with
+    /// its limit; gives them back to `recorder` if the step fails. Entries of a namespace deleted
+    /// meanwhile are dropped.
+    private func write(_ entries: Deque<JournalEntry>, in name: String, recorder: JournalRecorder) async throws {
+        let world = name == scope.name ? self : sibling(NamespaceScope(name: name))
+        let control: ActiveScenario
+        do {
+            control = try await world.current()
+        } catch where name != NamespaceName.default {
+            let gone = try await world.store.transaction { try await $0.get(Spaces.control, ControlState.key) } == nil
+            if gone { return }
+            recorder.restore(entries)
+            throw error
+        } catch {
+            recorder.restore(entries)
+            throw error
+        }
+        let limit = control.world.settings.journalLimit
+        let clearedBefore = control.control.journalClearedBefore ?? ""
+        do {
+            try await world.store.transaction { transaction in
+                try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)
+            }
+        } catch {
+            recorder.restore(entries)
+            throw error
         }
     }
 
@@ -109,11 +146,29 @@ extension MockState {
         return try await store.transaction { try await $0.list(Spaces.journal).map(\.value) }
     }
 
+    /// Every namespace's journal in one list, oldest first by id (`?namespace=*`).
+    func journalOfEveryNamespace(recorder: JournalRecorder) async throws -> [JournalEntry] {
+        try await flushJournal(recorder)
+        let directory = directory
+        let entries = try await base.transaction { raw in
+            let home = ScopedTransaction(raw, scope: .default, directory: directory)
+            var entries = try await home.list(Spaces.journal).map(\.value)
+            for (name, _) in try await home.list(Spaces.namespaces) {
+                let own = ScopedTransaction(raw, scope: NamespaceScope(name: name), directory: directory)
+                entries += try await own.list(Spaces.journal).map(\.value)
+            }
+            return entries
+        }
+        return entries.sorted { $0.id < $1.id }
+    }
+
     /// Empties the journal, here and for entries other replicas still buffer (anything older than
     /// now is never written); returns how many entries it held.
     func clearJournal(recorder: JournalRecorder) async throws -> Int {
         try await recorder.writingAlone {
-            _ = recorder.drain()
+            // Only this namespace's waiting entries are dropped.
+            let (waiting, _) = recorder.drain()
+            recorder.restore(waiting.filter { ($0.namespace ?? NamespaceName.default) != scope.name })
             let watermark = recorder.nextId(at: Date())
             return try await changeControl { control, _, transaction in
                 let count = try await transaction.list(Spaces.journal).count

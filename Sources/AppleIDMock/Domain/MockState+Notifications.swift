@@ -56,7 +56,10 @@ extension MockState {
     }
 
     /// Takes notifications due for delivery under a lease named `claim`.
-    func claimDueNotifications(claim: String, lease: Duration, limit: Int) async throws -> [NotificationRecord] {
+    /// Takes notifications due for delivery in every namespace, each with its namespace's name.
+    func claimDueNotifications(claim: String, lease: Duration, limit: Int) async throws -> [(
+        namespace: String, record: NotificationRecord
+    )] {
         let now = Date()
         let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
         return try await store.claimDue(
@@ -64,7 +67,7 @@ extension MockState {
         ) { record in
             record.status = .delivering
             record.lease = claim
-        }.map(\.value)
+        }.map { (NamespaceScope.namespace(ofStoredSpace: $0.space), $0.value) }
     }
 
     /// Records a delivery attempt, if the lease `claim` still holds the notification.

@@ -5,18 +5,31 @@ import Synchronization
 /// The one owner of the mock's mutable state. Every change is one step on the store (memory, SQLite
 /// or PostgreSQL); the rules are `Session` and `GrantRules`. Requests read the control record when
 /// they start, so what the control plane changed through any replica is in force for them.
+///
+/// One `MockState` is one namespace's world (`scope`); the default namespace's is opened first, and
+/// `Namespaces` opens the others beside it on the same store, sharing the catalog, clock, caches
+/// and metrics.
 final class MockState: Sendable {
+    /// The store as this namespace sees it (`ScopedStore`).
     let store: any StateStore
+    /// The store every namespace shares.
+    let base: any StateStore
+    /// The namespace this state is the world of.
+    let scope: NamespaceScope
+    /// The namespaces known here, by the tag of their codes and tokens.
+    let directory: NamespaceDirectory
     let catalog: ScenarioCatalog
     /// The base clock; the control record's offset is added on top.
     let clock: MockClock
     let logger: Logger
+    /// The scenario the server started with: a new namespace starts with it.
+    let initialScenario: String
     /// The newest epoch seen here, for cutting short deliveries a reset made void.
     let epochs = EpochWatch()
     /// Generated signing keys, parsed once.
-    let keyCache = KeyCache()
+    let keyCache: KeyCache
     /// What `GET /metrics` shows: Apple calls, issuance, notifications, store steps.
-    let metrics = MockMetrics()
+    let metrics: MockMetrics
     private let cached = Mutex<ActiveScenario?>(nil)
 
     /// Opens the state on `store`: a new store starts with `initialScenario`; a durable one keeps the
@@ -32,8 +45,10 @@ final class MockState: Sendable {
                     "no scenario named \"\(initialScenario)\"; available: \(catalog.bundled.keys.sorted().joined(separator: ", "))"
             )
         }
-        let state = MockState(store: store, catalog: catalog, clock: clock, logger: logger)
-        try await store.transaction { transaction in
+        let state = MockState(
+            base: store, scope: .default, directory: NamespaceDirectory(), catalog: catalog, clock: clock,
+            logger: logger, initialScenario: initialScenario, keyCache: KeyCache(), metrics: MockMetrics())
+        try await state.store.transaction { transaction in
             guard let control = try await transaction.get(Spaces.control, ControlState.key) else {
                 try refuseUnknown()
                 try await transaction.put(Spaces.control, ControlState.key, ControlState(scenario: initialScenario))
@@ -59,22 +74,51 @@ final class MockState: Sendable {
         return state
     }
 
-    private init(store: any StateStore, catalog: ScenarioCatalog, clock: MockClock, logger: Logger) {
-        self.store = store
+    private init(
+        base: any StateStore, scope: NamespaceScope, directory: NamespaceDirectory, catalog: ScenarioCatalog,
+        clock: MockClock, logger: Logger, initialScenario: String, keyCache: KeyCache, metrics: MockMetrics
+    ) {
+        self.base = base
+        self.store = ScopedStore(base: base, scope: scope, directory: directory)
+        self.scope = scope
+        self.directory = directory
         self.catalog = catalog
         self.clock = clock
         self.logger = logger
+        self.initialScenario = initialScenario
+        self.keyCache = keyCache
+        self.metrics = metrics
+    }
+
+    /// The world of the namespace `scope` on the same store, sharing this state's catalog, clock,
+    /// caches and metrics (its control record is written by `Namespaces`).
+    func sibling(_ scope: NamespaceScope) -> MockState {
+        MockState(
+            base: base, scope: scope, directory: directory, catalog: catalog, clock: clock,
+            logger: logger, initialScenario: initialScenario, keyCache: keyCache, metrics: metrics)
     }
 
     // MARK: - Reading
+
+    /// Why the control record cannot be read: a namespace deleted (here, on another replica, or
+    /// by the idle sweep) while this process held its world.
+    private var missingControl: String {
+        scope.isDefault
+            ? "the control record is missing"
+            : "the namespace \"\(scope.name)\" was deleted; name it again to make it anew"
+    }
 
     /// The state in force now (the world is rebuilt only when the control record changed).
     func current() async throws -> ActiveScenario {
         let known = cached.withLock { $0 }
         let (revision, value) = try await store.control(ifChangedFrom: known?.revision)
         if let known, value == nil { return known }
-        guard let value else { throw StoreUnavailable(cause: "the control record is missing") }
-        let active = try await resolve(value, revision: revision, uploads: nil)
+        guard let value else { throw StoreUnavailable(cause: missingControl) }
+        // Another namespace's change moves the revision of a memory store: the world is kept.
+        let active =
+            if let known, known.control == value { known.revised(revision) } else {
+                try await resolve(value, revision: revision, uploads: nil)
+            }
         cached.withLock { current in
             if (current?.revision ?? .min) <= revision { current = active }
         }
@@ -104,7 +148,10 @@ final class MockState: Sendable {
         let roster = control.keys ?? defaultRoster(settings: scenario.settings)
         let keys = try await resolveKeys(roster, transaction: uploads)
         return ActiveScenario(
-            world: World(scenario: scenario, transfers: control.transfers), secrets: secrets, keys: keys,
+            world: World(
+                scenario: scenario, transfers: control.transfers,
+                identityNamespace: control.identities == .own ? scope.name : nil),
+            secrets: secrets, keys: keys,
             control: control, revision: revision, clock: clock, upload: upload)
     }
 
@@ -155,7 +202,7 @@ final class MockState: Sendable {
     ) async throws -> T {
         let result = try await store.transaction { transaction in
             guard let stored = try await transaction.get(Spaces.control, ControlState.key) else {
-                throw StoreUnavailable(cause: "the control record is missing")
+                throw StoreUnavailable(cause: self.missingControl)
             }
             let active = try await self.resolve(stored, revision: -1, uploads: transaction)
             var control = stored

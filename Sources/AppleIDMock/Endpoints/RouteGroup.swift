@@ -1,7 +1,8 @@
 /// Which part of the mock a request's path falls in, read once per request from the groups of
 /// `Paths.swift` (`RouteGroupMiddleware` puts it in the request context; the transport's early
 /// refusals read it from the head). By component, as the router matches: `//auth/token` is Apple's
-/// token endpoint. A prefix before every route would be read here, and only here.
+/// token endpoint. A namespace's `/ns/{name}` prefix is skipped here too (the router never sees it:
+/// `NamespacePrefixResponder` strips it).
 enum RouteGroup: Sendable, Equatable {
     /// Apple's endpoints under `/auth`: the endpoint's name (`token`, `authorize`, …; the consent
     /// page's `authorize/consent` is part of `authorize`), `nil` for `/auth` itself.
@@ -14,7 +15,11 @@ enum RouteGroup: Sendable, Equatable {
 
     /// The group of `path` (the path of a URI, without its query).
     init(path: some StringProtocol) {
-        let components = path.split(separator: "/").map(Substring.init)
+        var components = path.split(separator: "/").map(Substring.init)
+        // Under a namespace's prefix (`/ns/{name}/…`), the group of the rest.
+        if components.count >= 2, components[0] == Substring(NamespaceName.pathComponent) {
+            components.removeFirst(2)
+        }
         switch components.first {
         case Substring(ApplePath.group):
             self = .apple(endpoint: components.count > 1 ? String(components[1]) : nil)

@@ -7,8 +7,11 @@ import Hummingbird
 ///   `Server: Apple` on these and on discovery.
 /// - `/__admin/*` (the control plane): `AdminAccessMiddleware` (token, origin, content type) around
 ///   `AdminErrorMiddleware` (the control plane's error answers).
-/// - Every request first fires the scheduled events that are due (`DueEventsMiddleware`); one no
-///   route matched still gets its group's outer middleware (`UnmatchedRouteMiddleware`).
+/// - Every request first gets its namespace's world (`NamespaceMiddleware`, or for Apple's calls
+///   `AppleCallMiddleware`), whose due scheduled events fire first; one no route matched still gets
+///   its group's outer middleware (`UnmatchedRouteMiddleware`). The controllers answer in that
+///   world (`NamespacedController.scoped`). A `/ns/{name}` prefix is gone before the router runs
+///   (`NamespacePrefixResponder`).
 ///
 /// Handlers run on their connection's event loop (`HTTPServerBuilder.loopBoundHTTP1`): nothing
 /// reached from a handler may block it. Blocking work (RSA key generation) runs on
@@ -18,10 +21,10 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     router.add(middleware: RouteGroupMiddleware())
     // The log level is fixed at start-up; below debug the middleware would only pass each request on.
     if services.logger.logLevel <= .debug { router.add(middleware: RequestLogMiddleware(logger: services.logger)) }
-    router.add(middleware: DueEventsMiddleware(state: services.state))
+    router.add(middleware: NamespaceMiddleware(namespaces: services.namespaces))
     let state = services.state
     let logger = services.logger
-    let appleCall = AppleCallMiddleware(state: state, journal: services.journal, logger: logger)
+    let appleCall = AppleCallMiddleware(namespaces: services.namespaces, journal: services.journal, logger: logger)
     let adminAccess = AdminAccessMiddleware(access: services.adminAccess, logger: logger)
     router.add(middleware: UnmatchedRouteMiddleware(appleCall: appleCall, adminAccess: adminAccess))
     let health = Responses.encodedJSON(["status": "ok"])

@@ -9,6 +9,8 @@ struct JournalEntry: Codable, Sendable, Equatable {
     var at: Date
     /// When, on the wall clock.
     var wallTime: Date
+    /// The namespace whose world answered or sent it (`nil` in entries written before namespaces).
+    var namespace: String?
     /// `authorize`, `token`, `revoke`, `keys`, `usermigrationinfo`, or `notifications`.
     var endpoint: String
     /// The HTTP method (requests only).

@@ -66,16 +66,16 @@ final class JournalRecorder: Sendable {
         }
     }
 
-    /// Records what happened at `endpoint`, which `started` and ended now: the id, both clocks and
+    /// Records what happened at `endpoint` in `namespace`, which `started` and ended now: the id, both clocks and
     /// the latency are filled in here, `describe` adds what the caller knows (method, client, …).
     /// `latencyMilliseconds`, when given, replaces the time since `started` (an attempt measured apart).
     func record(
-        _ endpoint: String, started: JournalStart, mockTime: Date, outcome: JournalOutcome,
-        latencyMilliseconds: Int? = nil, _ describe: (inout JournalEntry) -> Void = { _ in }
+        _ endpoint: String, in namespace: NamespaceScope, started: JournalStart, mockTime: Date,
+        outcome: JournalOutcome, latencyMilliseconds: Int? = nil, _ describe: (inout JournalEntry) -> Void = { _ in }
     ) {
         var entry = JournalEntry(
-            id: nextId(at: started.wallTime), at: mockTime, wallTime: started.wallTime, endpoint: endpoint,
-            outcome: outcome, latencyMilliseconds: latencyMilliseconds ?? started.elapsedMilliseconds)
+            id: nextId(at: started.wallTime), at: mockTime, wallTime: started.wallTime, namespace: namespace.name,
+            endpoint: endpoint, outcome: outcome, latencyMilliseconds: latencyMilliseconds ?? started.elapsedMilliseconds)
         describe(&entry)
         record(entry)
     }

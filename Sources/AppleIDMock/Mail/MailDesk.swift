@@ -106,7 +106,7 @@ struct MailDesk: Sendable {
         _ method: String, now: Date, started: JournalStart, userKey: String?, status: Int, outcome: JournalOutcome,
         reason: String?
     ) {
-        journal.record(JournalEndpoint.smtp, started: started, mockTime: now, outcome: outcome) {
+        journal.record(JournalEndpoint.smtp, in: steps.state.scope, started: started, mockTime: now, outcome: outcome) {
             $0.method = method
             $0.userKey = userKey
             $0.status = status

@@ -9,7 +9,8 @@ import Logging
 /// answered.
 struct AppleCallMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
-    let state: MockState
+    /// Every namespace's world: the call is answered in the one it chooses (`NamespaceChoice`).
+    let namespaces: Namespaces
     let journal: JournalRecorder
     let logger: Logger
 
@@ -22,32 +23,43 @@ struct AppleCallMiddleware: RouterMiddleware {
         var request = request
         var context = context
         let parameters = await Self.parameters(of: &request, context: &context)
-        let active = try? await context.active(in: state)
+        let state: MockState
+        do {
+            state = try await NamespaceChoice.appleCall(
+                context.namespaceRequest, parameters: parameters, bearer: RequestReading.bearerToken(request),
+                in: namespaces)
+        } catch let refusal as ControlRefusal {
+            return NamespaceMiddleware.refusal(refusal, group: context.routeGroup)
+        }
+        context.state = state
+        // A store outage is reported by the handler itself.
+        context.active = try? await state.fireDueEvents()
+        let active = context.active
         let draft = JournalDraft()
         context.journal = draft
         let response: Response
         do {
             response = try await answer(
-                request, context: context, endpoint: FaultRule.Endpoint(rawValue: endpointName),
+                request, context: context, state: state, endpoint: FaultRule.Endpoint(rawValue: endpointName),
                 parameters: parameters, active: active, draft: draft, next: next)
         } catch {
             // The router's 404 or 405, or whatever else a handler let escape: journaled, then passed on.
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             record(
                 request, endpoint: endpointName, status: status, parameters: parameters, draft: draft,
-                active: active, started: started)
+                state: state, active: active, started: started)
             throw error
         }
         record(
             request, endpoint: endpointName, status: Int(response.status.code), parameters: parameters,
-            draft: draft, active: active, started: started)
+            draft: draft, state: state, active: active, started: started)
         return response
     }
 
     /// Files the call's journal entry.
     private func record(
         _ request: Request, endpoint: String, status: Int, parameters: FormParameters, draft: JournalDraft,
-        active: ActiveScenario?, started: JournalStart
+        state: MockState, active: ActiveScenario?, started: JournalStart
     ) {
         let notes = draft.snapshot
         var fingerprints: [String: String] = [:]
@@ -64,7 +76,7 @@ struct AppleCallMiddleware: RouterMiddleware {
         state.metrics.appleCall(
             endpoint: endpoint, grantType: grantType, outcome: outcome, duration: elapsed, issued: notes.issued)
         journal.record(
-            endpoint, started: started, mockTime: active?.now ?? started.wallTime, outcome: outcome,
+            endpoint, in: state.scope, started: started, mockTime: active?.now ?? started.wallTime, outcome: outcome,
             latencyMilliseconds: elapsed.wholeMilliseconds
         ) {
             $0.method = request.method.rawValue
@@ -88,7 +100,8 @@ struct AppleCallMiddleware: RouterMiddleware {
 
     /// The answer, with the fault rule that fires on this call (if any) applied.
     private func answer(
-        _ request: Request, context: Context, endpoint: FaultRule.Endpoint?, parameters: FormParameters,
+        _ request: Request, context: Context, state: MockState, endpoint: FaultRule.Endpoint?,
+        parameters: FormParameters,
         active: ActiveScenario?, draft: JournalDraft, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let endpoint, let active,

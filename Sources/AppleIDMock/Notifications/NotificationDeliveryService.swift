@@ -10,7 +10,8 @@ import Synchronization
 /// notification is taken under a lease, so with replicas exactly one delivers it, and another takes
 /// it over if that one dies. A delivery is cut short by a reset, a switch, or shutdown.
 struct NotificationDeliveryService: Service {
-    let state: MockState
+    /// Every namespace's world: each delivers its own notifications, in its own world.
+    let namespaces: Namespaces
     /// Where each attempt is journaled.
     let journal: JournalRecorder
     let logger: Logger
@@ -54,25 +55,48 @@ struct NotificationDeliveryService: Service {
 
     private func poll(into group: inout DiscardingTaskGroup, client: HTTPClient, slots: DeliverySlots) async {
         do {
-            let active = try await state.fireDueEvents()
-            let settings = active.world.settings
-            let timeout = Duration.milliseconds(settings.notificationTimeoutMilliseconds)
+            // The worlds this process has opened fire their due events (the others do when used).
+            var actives: [String: (state: MockState, active: ActiveScenario)] = [:]
+            for state in namespaces.openedStates() {
+                guard let active = try? await state.fireDueEvents() else { continue }
+                actives[state.scope.name] = (state, active)
+            }
+            guard let home = actives[NamespaceName.default] else {
+                _ = try await namespaces.defaultState.fireDueEvents()  // reports the outage
+                return
+            }
+            // The lease outlasts the longest attempt any world allows.
+            let longest = actives.values.map { $0.active.world.settings.notificationTimeoutMilliseconds }.max()
+            let timeout = Duration.milliseconds(longest ?? home.active.world.settings.notificationTimeoutMilliseconds)
             let free = slots.take(upTo: batch)
             guard free > 0 else { return }
             let claim = UUID().uuidString
-            let records: [NotificationRecord]
+            let claimed: [(namespace: String, record: NotificationRecord)]
             do {
-                records = try await state.claimDueNotifications(
+                claimed = try await home.state.claimDueNotifications(
                     claim: claim, lease: timeout + .seconds(2), limit: free)
             } catch {
                 slots.give(free)
                 throw error
             }
-            slots.give(free - records.count)
-            for record in records {
+            slots.give(free - claimed.count)
+            for (name, record) in claimed {
+                let world: (state: MockState, active: ActiveScenario)
+                if let opened = actives[name] {
+                    world = opened
+                } else {
+                    do {
+                        let state = try await namespaces.state(for: name)
+                        world = (state, try await state.fireDueEvents())
+                        actives[name] = world
+                    } catch {
+                        slots.give()
+                        continue
+                    }
+                }
                 group.addTask {
                     defer { slots.give() }
-                    await deliver(record, claim: claim, active: active, client: client)
+                    await deliver(record, claim: claim, state: world.state, active: world.active, client: client)
                 }
             }
         } catch {
@@ -83,9 +107,9 @@ struct NotificationDeliveryService: Service {
     }
 
     /// One attempt, raced against a reset or switch that makes the notification void.
-    private func deliver(_ record: NotificationRecord, claim: String, active: ActiveScenario, client: HTTPClient)
-        async
-    {
+    private func deliver(
+        _ record: NotificationRecord, claim: String, state: MockState, active: ActiveScenario, client: HTTPClient
+    ) async {
         let settings = active.world.settings
         let started = JournalStart()
         // The attempt, its deadline (the whole exchange, body included, stays inside the lease), and
@@ -128,8 +152,7 @@ struct NotificationDeliveryService: Service {
             httpStatus: result.status, outcome: result.outcome)
         journal(
             record, attempt: attempt, started: started, number: record.attempts.count + 1, fault: fault,
-            traceparent: traceparent,
-            active: active)
+            traceparent: traceparent, state: state, active: active)
         do {
             try await state.finishDelivery(
                 record.id, claim: claim, attempt: attempt, payload: payload,
@@ -149,7 +172,7 @@ struct NotificationDeliveryService: Service {
     /// Records the attempt in the journal.
     private func journal(
         _ record: NotificationRecord, attempt: NotificationRecord.Attempt, started: JournalStart, number: Int,
-        fault: FaultRule?, traceparent: String, active: ActiveScenario
+        fault: FaultRule?, traceparent: String, state: MockState, active: ActiveScenario
     ) {
         let world = active.world
         let teamId = world.appGroups[record.appGroupId]?.teamId
@@ -159,7 +182,7 @@ struct NotificationDeliveryService: Service {
         let outcome = JournalOutcome(notificationStatus: attempt.httpStatus, dropped: fault?.drop == true)
         state.metrics.notificationAttempt(delivered: outcome == .ok)
         journal.record(
-            JournalEndpoint.notifications, started: started, mockTime: active.now, outcome: outcome,
+            JournalEndpoint.notifications, in: state.scope, started: started, mockTime: active.now, outcome: outcome,
             latencyMilliseconds: attempt.durationMilliseconds
         ) {
             $0.clientId = record.claims.aud

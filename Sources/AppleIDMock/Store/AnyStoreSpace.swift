@@ -5,12 +5,22 @@ struct AnyStoreSpace: Sendable {
     let name: String
     /// Whether a reset or a scenario switch empties the space.
     let clearedOnReset: Bool
+    /// How its keys are shared between namespaces.
+    let keys: SpaceKeys
     let decode: @Sendable (Data) throws -> any Sendable
     let encode: @Sendable (any Sendable) throws -> Data
+    /// Deletes, in one step, the space's entries whose key passes `matching`.
+    let deleteMatching: @Sendable (_ transaction: any StateTransaction, _ matching: (String) -> Bool) async throws -> Void
 
     init<Value>(_ space: StoreSpace<Value>) {
         name = space.name
         clearedOnReset = space.onReset == .clears
+        keys = space.keys
+        deleteMatching = { transaction, matching in
+            for (key, _) in try await transaction.list(space, prefix: "") where matching(key) {
+                try await transaction.delete(space, key)
+            }
+        }
         decode = { data in try StoreCoding.decoder.decode(Value.self, from: data) }
         encode = { value in
             guard let typed = value as? Value else { throw StoreCoding.WrongType(space: space.name) }

@@ -9,17 +9,17 @@ enum Spaces {
     /// (user, group) pairs whose relay forwarding is off; key `user\u{1F}group`.
     static let relayOff = StoreSpace<Marker>("relay_off", onReset: .clears)
     /// Authorization codes; key: the code.
-    static let codes = StoreSpace<AuthorizationCodeRecord>("code", onReset: .clears)
+    static let codes = StoreSpace<AuthorizationCodeRecord>("code", onReset: .clears, keys: .issuedValues)
     /// Codes already exchanged, remembered only as spent until they would have expired; key: the code.
-    static let spentCodes = StoreSpace<Marker>("spent_code", onReset: .clears)
+    static let spentCodes = StoreSpace<Marker>("spent_code", onReset: .clears, keys: .issuedValues)
     /// Access tokens; key: the token.
-    static let accessTokens = StoreSpace<AccessTokenRecord>("access_token", onReset: .clears)
+    static let accessTokens = StoreSpace<AccessTokenRecord>("access_token", onReset: .clears, keys: .issuedValues)
     /// Refresh tokens; key: the token.
-    static let refreshTokens = StoreSpace<RefreshTokenRecord>("refresh_token", onReset: .clears)
+    static let refreshTokens = StoreSpace<RefreshTokenRecord>("refresh_token", onReset: .clears, keys: .issuedValues)
     /// `client_credentials` tokens for user migration; key: the token.
-    static let migrationTokens = StoreSpace<MigrationTokenRecord>("migration_token", onReset: .clears)
+    static let migrationTokens = StoreSpace<MigrationTokenRecord>("migration_token", onReset: .clears, keys: .issuedValues)
     /// User access tokens already spent on a migration call; key: the token.
-    static let migrationSpent = StoreSpace<Marker>("migration_spent", onReset: .clears)
+    static let migrationSpent = StoreSpace<Marker>("migration_spent", onReset: .clears, keys: .issuedValues)
     /// The scenario in force, settings, clock offset and transfers; one key, `current`.
     static let control = StoreSpace<ControlState>("control", onReset: .keeps)
     /// Scenarios uploaded over HTTP; key: the name.
@@ -28,6 +28,9 @@ enum Spaces {
     static let generatedKeys = StoreSpace<GeneratedKey>("generated_key", onReset: .keeps)
     /// How often each fault rule matched and fired; key: the rule's id.
     static let faultCounts = StoreSpace<FaultCounts>("fault_count", onReset: .clears)
+    /// The namespaces made on the control plane or on first use (the default namespace's only);
+    /// key: the name.
+    static let namespaces = StoreSpace<NamespaceRecord>("namespace", onReset: .keeps)
     /// The request journal; key: the entry id, in time order.
     static let journal = StoreSpace<JournalEntry>("journal", onReset: .keeps)
     /// The lifecycle event log; key: the entry id, in insertion order.
@@ -43,7 +46,7 @@ enum Spaces {
             AnyStoreSpace(spentCodes), AnyStoreSpace(accessTokens), AnyStoreSpace(refreshTokens),
             AnyStoreSpace(migrationTokens), AnyStoreSpace(migrationSpent), AnyStoreSpace(control),
             AnyStoreSpace(uploadedScenarios), AnyStoreSpace(generatedKeys), AnyStoreSpace(faultCounts),
-            AnyStoreSpace(journal), AnyStoreSpace(eventLog), AnyStoreSpace(outbox),
+            AnyStoreSpace(journal), AnyStoreSpace(eventLog), AnyStoreSpace(outbox), AnyStoreSpace(namespaces),
         ]
         + mailSpaces
 
@@ -54,10 +57,22 @@ enum Spaces {
     static let all: [String: AnyStoreSpace] = Dictionary(
         registered.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
+    /// The registered space a stored space name stands for: the name itself, or for a namespace's
+    /// own copy of a space (`team-a/journal`, see `NamespaceScope`) the part after the `/`.
+    static func registeredSpace(named stored: String) -> AnyStoreSpace? {
+        all[baseName(of: stored)]
+    }
+
+    /// The registered name in a stored space name (`journal` in `team-a/journal`).
+    static func baseName(of stored: String) -> String {
+        guard let slash = stored.utf8.lastIndex(of: UInt8(ascii: "/")) else { return stored }
+        return String(stored[stored.utf8.index(after: slash)...])
+    }
+
     /// Refuses a space that is not registered: a write to it would be lost by a store that decodes
     /// rows by space name.
     static func require(_ name: String) throws(UnknownSpace) {
-        guard all[name] != nil else { throw UnknownSpace(name: name) }
+        guard registeredSpace(named: name) != nil else { throw UnknownSpace(name: name) }
     }
 }
 

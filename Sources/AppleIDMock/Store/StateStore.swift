@@ -8,17 +8,19 @@ protocol StateStore: Sendable {
         async throws
         -> Result
 
-    /// The control record and its revision; `value` is `nil` when the revision is still `known`, so a
-    /// replica reads it on every request at the cost of one small query.
-    func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
+    /// The control record in `space` (the default namespace's, or a namespace's copy) and its
+    /// revision; `value` is `nil` when the revision is still `known`, so a replica reads it on every
+    /// request at the cost of one small query.
+    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
 
-    /// Takes up to `limit` entries of `space` that are due at `now` (wall clock) and files them as due
-    /// again at `leaseUntil`, so another replica takes them over if this one dies; each is taken by
-    /// one caller only. `mark` changes each value as it is taken.
+    /// Takes up to `limit` entries of `space`, and of every namespace's copy of it, that are due at
+    /// `now` (wall clock) and files them as due again at `leaseUntil`, so another replica takes them
+    /// over if this one dies; each is taken by one caller only. `mark` changes each value as it is
+    /// taken. Each comes with the stored name of its space (which names its namespace).
     func claimDue<Value>(
         _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
         mark: @escaping @Sendable (inout Value) -> Void
-    ) async throws -> [(key: String, value: Value)]
+    ) async throws -> [(space: String, key: String, value: Value)]
 
     /// Deletes entries whose `expiresAt` is before `now` (the mock's clock); returns how many.
     func sweep(expiredBefore now: Date) async throws -> Int
@@ -39,6 +41,11 @@ protocol StateStore: Sendable {
 }
 
 extension StateStore {
+    /// The default namespace's control record and its revision (see `control(in:ifChangedFrom:)`).
+    func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
+        try await control(in: Spaces.control.name, ifChangedFrom: known)
+    }
+
     func changeMarks() async throws -> [StoreWatch.Topic: String]? { nil }
 
 }

@@ -8,11 +8,29 @@ struct StoreSpace<Value: Codable & Sendable>: Sendable, Hashable {
     let name: String
     /// What a reset or a scenario switch does to the space.
     let onReset: SpaceReset
+    /// How its keys are shared between namespaces.
+    let keys: SpaceKeys
 
-    init(_ name: String, onReset: SpaceReset) {
+    init(_ name: String, onReset: SpaceReset, keys: SpaceKeys = .perNamespace) {
         self.name = name
         self.onReset = onReset
+        self.keys = keys
     }
+
+    /// The same space stored under `name` (a namespace's copy, see `NamespaceScope`).
+    func stored(as name: String) -> StoreSpace {
+        StoreSpace(name, onReset: onReset, keys: keys)
+    }
+}
+
+/// How a space's entries are divided between namespaces.
+enum SpaceKeys: Sendable, Hashable {
+    /// Each namespace has its own copy of the space (`team-a/consent`; the default namespace's is the
+    /// bare name).
+    case perNamespace
+    /// One space for all: the keys are codes and tokens the mock issued, unique everywhere, each
+    /// carrying the tag of the namespace that minted it (`OpaqueToken`).
+    case issuedValues
 }
 
 /// What a reset or a scenario switch does to a space.

@@ -39,7 +39,7 @@ struct IdentityTokenFactory: Sendable {
             subject.consent.authorizedAt < transfer.at
         {
             claims.transferSub = IdentifierDerivation.transferSubject(
-                userKey: subject.user.key, fromTeam: transfer.fromTeam, toTeam: transfer.toTeam)
+                userKey: world.identityKey(of: subject.user), fromTeam: transfer.fromTeam, toTeam: transfer.toTeam)
         }
         switch source {
         case .authorize(let code):

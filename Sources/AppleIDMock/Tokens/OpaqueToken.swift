@@ -17,12 +17,31 @@ enum OpaqueToken {
     private static let lower = Array("abcdefghijklmnopqrstuvwxyz".utf8)
     private static let url = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// A new random value of `kind` (two draws of the system's generator).
-    static func make(_ kind: Kind) -> String {
+    /// A new random value of `kind` minted in the namespace tagged `tag` (0: the default namespace).
+    /// 96 bits are random; the other 32 are the tag masked by a hash of them, so every value still
+    /// looks random and `tag(of:)` tells the namespace from the value alone.
+    static func make(_ kind: Kind, tag: UInt32 = 0) -> String {
         var generator = SystemRandomNumberGenerator()
         var id = TokenID(high: generator.next(), low: generator.next())
-        if id == .zero { id.low = 1 }  // zero marks a free slot in the memory store
+        if id.low == 0 { id.low = 1 }  // zero marks a free slot in the memory store
+        id.high = UInt64(tag ^ mask(id)) << 32 | (id.high & 0xFFFF_FFFF)
         return string(kind, id)
+    }
+
+    /// The namespace tag of a value this type makes (see `make(_:tag:)`); `nil` for anything else.
+    static func tag(of value: String) -> UInt32? {
+        parse(value).map { tag(of: $0.id) }
+    }
+
+    /// The namespace tag carried by `id`.
+    static func tag(of id: TokenID) -> UInt32 {
+        UInt32(truncatingIfNeeded: id.high >> 32) ^ mask(id)
+    }
+
+    /// A hash of the 96 random bits of `id`, which hides the tag.
+    private static func mask(_ id: TokenID) -> UInt32 {
+        var mixer = SplitMix64(state: id.low ^ (id.high & 0xFFFF_FFFF) &* 0xD6E8_FEB8_6659_FD93)
+        return UInt32(truncatingIfNeeded: mixer.next() >> 16)
     }
 
     /// The value of `kind` whose random part is `id`.

@@ -47,7 +47,7 @@ enum CodeIssuance {
             let (consent, isFirst) = try await session.authorize(
                 userKey: grant.userKey, appGroupId: grant.client.appGroupId, scopes: grant.scopes,
                 hidesEmail: grant.hidesEmail, now: now)
-            let code = OpaqueToken.make(.code)
+            let code = OpaqueToken.make(.code, tag: state.scope.tag)
             try await session.store(
                 code: AuthorizationCodeRecord(
                     code: code, clientId: grant.client.id, appGroupId: grant.client.appGroupId,

@@ -31,6 +31,7 @@ struct TokenIssuance: Sendable {
                 let consent = try await session.consent(userKey: record.userKey, appGroupId: record.appGroupId)
             else { throw AppleError.codeExpired }
             let tokens = Self.newTokens(
+                tag: state.scope.tag,
                 for: record.userKey, client: client, generation: consent.generation, authTime: record.authTime,
                 nonce: record.nonce, world: world, now: now, withRefresh: true)
             try await session.store(access: tokens.access, refresh: tokens.refresh)
@@ -57,6 +58,7 @@ struct TokenIssuance: Sendable {
             let (record, consent) = try await session.refreshToken(token, clientId: client.id)
             guard let user = world.users[record.userKey] else { throw AppleError.tokenRevoked }
             let tokens = Self.newTokens(
+                tag: state.scope.tag,
                 for: record.userKey, client: client, generation: consent.generation, authTime: record.authTime,
                 nonce: record.nonce, world: world, now: now, withRefresh: false)
             try await session.store(access: tokens.access, refresh: nil)
@@ -85,7 +87,7 @@ struct TokenIssuance: Sendable {
         let now = active.now
         let (token, lifetime) = try await state.withSession(active) { session, world in
             let lifetime = world.settings.accessTokenLifetimeSeconds
-            let token = OpaqueToken.make(.accessToken)
+            let token = OpaqueToken.make(.accessToken, tag: state.scope.tag)
             try await session.store(
                 migrationToken: MigrationTokenRecord(
                     token: token, clientId: client.id, teamId: team, expiresAt: now.addingTimeInterval(Double(lifetime))
@@ -96,17 +98,17 @@ struct TokenIssuance: Sendable {
     }
 
     private static func newTokens(
-        for userKey: String, client: World.Client, generation: Int, authTime: Date, nonce: String?, world: World,
+        tag: UInt32, for userKey: String, client: World.Client, generation: Int, authTime: Date, nonce: String?, world: World,
         now: Date, withRefresh: Bool
     ) -> (access: AccessTokenRecord, refresh: RefreshTokenRecord?) {
         let access = AccessTokenRecord(
-            token: OpaqueToken.make(.accessToken), clientId: client.id, appGroupId: client.appGroupId, userKey: userKey,
+            token: OpaqueToken.make(.accessToken, tag: tag), clientId: client.id, appGroupId: client.appGroupId, userKey: userKey,
             expiresAt: now.addingTimeInterval(Double(world.settings.accessTokenLifetimeSeconds)),
             consentGeneration: generation)
         let refresh =
             withRefresh
             ? RefreshTokenRecord(
-                token: OpaqueToken.make(.refreshToken), clientId: client.id, appGroupId: client.appGroupId,
+                token: OpaqueToken.make(.refreshToken, tag: tag), clientId: client.id, appGroupId: client.appGroupId,
                 userKey: userKey, authTime: authTime, nonce: nonce, consentGeneration: generation) : nil
         return (access, refresh)
     }

@@ -82,7 +82,8 @@ enum UserMigration {
             world.user(withSubject: sub, teamId: team), sub: sub, client: client,
             session: session, journal: journal)
         return Answer(
-            transferSub: IdentifierDerivation.transferSubject(userKey: user.key, fromTeam: team, toTeam: target))
+            transferSub: IdentifierDerivation.transferSubject(
+                userKey: world.identityKey(of: user), fromTeam: team, toTeam: target))
     }
 
     /// Step 2: the recipient's `transfer_sub` → its own `sub`, and the new relay address if the user hid theirs.
@@ -99,7 +100,8 @@ enum UserMigration {
             )
         }
         let match = world.scenario.users.first {
-            IdentifierDerivation.transferSubject(userKey: $0.key, fromTeam: transfer.fromTeam, toTeam: team)
+            IdentifierDerivation.transferSubject(
+                userKey: world.identityKey(of: $0), fromTeam: transfer.fromTeam, toTeam: team)
                 == transferSub
         }
         let user = try await migratableUser(

@@ -38,6 +38,14 @@ final class ActiveScenario: Sendable {
         scheduledTransfers = Self.inScheduleOrder(world.scenario.transfers, at: \.at)
     }
 
+    /// The same state, read again at store revision `revision` (another namespace's control record
+    /// moved it; this one's is unchanged).
+    func revised(_ revision: Int64) -> ActiveScenario {
+        ActiveScenario(
+            world: world, secrets: secrets, keys: keys, control: control, revision: revision, clock: clock,
+            upload: upload)
+    }
+
     /// The instant on the mock's clock: the base clock plus the control plane's offset, or the
     /// instant it was frozen at.
     var now: Date { control.now(base: clock.now()) }

@@ -33,6 +33,8 @@ struct ControlState: Codable, Sendable, Equatable {
     var keys: KeyRoster?
     /// Journal entries with an id before this were cleared (a replica may still hold some unwritten).
     var journalClearedBefore: String?
+    /// Whether the namespace's derived identifiers are its own (`nil`: the default namespace's).
+    var identities: NamespaceIdentities?
 
     init(scenario: String) {
         self.scenario = scenario
@@ -66,7 +68,7 @@ struct ControlState: Codable, Sendable, Equatable {
     /// The stored names of the fields.
     private enum CodingKeys: String, CodingKey {
         case scenario, settingsPatch, clockOffsetSeconds, frozenAt, transfers, firedEvents, firedTransfers, epoch
-        case faults, nextFaultNumber, keys, journalClearedBefore
+        case faults, nextFaultNumber, keys, journalClearedBefore, identities
     }
 
     /// Reads a record written by this or an earlier version (fields added later may be absent).
@@ -84,5 +86,6 @@ struct ControlState: Codable, Sendable, Equatable {
         nextFaultNumber = try container.decodeIfPresent(Int.self, forKey: .nextFaultNumber) ?? 1
         keys = try container.decodeIfPresent(KeyRoster.self, forKey: .keys)
         journalClearedBefore = try container.decodeIfPresent(String.self, forKey: .journalClearedBefore)
+        identities = try container.decodeIfPresent(NamespaceIdentities.self, forKey: .identities)
     }
 }

@@ -35,9 +35,13 @@ final class World: Sendable {
     let users: [String: User]
     /// Transfers that happened, by app group id.
     let transfers: [String: AppTransfer]
+    /// The namespace mixed into every derived identifier (`identities: own`), or `nil` for the
+    /// default namespace's identifiers.
+    let identityNamespace: String?
 
     /// The world of `scenario` after `transfers`: each transferred group belongs to its new team.
-    init(scenario: Scenario, transfers: [AppTransfer] = []) {
+    init(scenario: Scenario, transfers: [AppTransfer] = [], identityNamespace: String? = nil) {
+        self.identityNamespace = identityNamespace
         var scenario = scenario
         for transfer in transfers {
             for index in scenario.appGroups.indices where scenario.appGroups[index].id == transfer.appGroupId {
@@ -85,7 +89,13 @@ final class World: Sendable {
 
     /// The user's team-scoped `sub`.
     func subject(of user: User, teamId: String) -> String {
-        DerivedIdentifiers.subject(userKey: user.key, teamId: teamId)
+        DerivedIdentifiers.subject(userKey: identityKey(of: user), teamId: teamId)
+    }
+
+    /// What a user's derived identifiers (`sub`, relay addresses, `transfer_sub`) are derived from:
+    /// the user's key, with the namespace mixed in when the namespace has its own identities.
+    func identityKey(of user: User) -> String {
+        identityNamespace.map { "\($0)\u{0}\(user.key)" } ?? user.key
     }
 
     /// The transfer of the client's group whose migration window is open at `now`.
@@ -104,14 +114,14 @@ final class World: Sendable {
 
     /// The user's relay address for a team, in the relay domain of the settings (`relayDomain`).
     func relayEmail(of user: User, teamId: String) -> String {
-        DerivedIdentifiers.relayEmail(userKey: user.key, teamId: teamId, domain: settings.relayDomain)
+        DerivedIdentifiers.relayEmail(userKey: identityKey(of: user), teamId: teamId, domain: settings.relayDomain)
     }
 
     /// Whether `lowered` (a lowercased address) is the user's relay address for a team in any relay
     /// domain: addresses handed out before `relayDomain` changed keep reaching the user.
     func isRelayEmail(_ lowered: String, of user: User, teamId: String) -> Bool {
         MockSettings.RelayDomain.allCases.contains {
-            DerivedIdentifiers.relayEmail(userKey: user.key, teamId: teamId, domain: $0) == lowered
+            DerivedIdentifiers.relayEmail(userKey: identityKey(of: user), teamId: teamId, domain: $0) == lowered
         }
     }
 }

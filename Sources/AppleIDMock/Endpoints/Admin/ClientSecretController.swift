@@ -3,13 +3,13 @@ import Hummingbird
 
 /// `POST /__admin/client-secret`: a `client_secret` made with a bundled developer key.
 struct ClientSecretController: Sendable {
-    let state: MockState
+    var state: MockState
     /// Where the bundled developer keys are.
     let keysDirectory: String
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.post(RouterPath(AdminPath.clientSecret)) { request, context in
-            try await self.clientSecret(request, context)
+            try await self.scoped(context).clientSecret(request, context)
         }
     }
 
@@ -45,3 +45,5 @@ struct ClientSecretController: Sendable {
         }
     }
 }
+
+extension ClientSecretController: NamespacedController {}

@@ -3,11 +3,11 @@ import Hummingbird
 
 /// `/__admin/clock`: read the mock's clock, move it, freeze it, or put it back to real time.
 struct ClockController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.clock)) { _, context in try await self.clock(context) }
-        group.post(RouterPath(AdminPath.clock)) { request, _ in try await self.moveClock(request) }
+        group.get(RouterPath(AdminPath.clock)) { _, context in try await self.scoped(context).clock(context) }
+        group.post(RouterPath(AdminPath.clock)) { request, context in try await self.scoped(context).moveClock(request) }
     }
 
     /// The mock's time as shown.
@@ -68,3 +68,5 @@ struct ClockController: Sendable {
         return try await clock()
     }
 }
+
+extension ClockController: NamespacedController {}

@@ -3,10 +3,10 @@ import Hummingbird
 
 /// `GET /__admin/consents`: every consent in the state, with its subject and relay forwarding.
 struct ConsentsController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.consents)) { _, context in try await self.consents(context) }
+        group.get(RouterPath(AdminPath.consents)) { _, context in try await self.scoped(context).consents(context) }
     }
 
     private func consents(_ context: MockRequestContext) async throws -> Response {
@@ -49,3 +49,5 @@ struct ConsentsController: Sendable {
         return Responses.adminJSON(["consents": views])
     }
 }
+
+extension ConsentsController: NamespacedController {}

@@ -5,12 +5,12 @@ import Logging
 /// `/__admin/events`: fire an account lifecycle event now (`POST`), or list the log and the
 /// scheduled events still to come (`GET`).
 struct EventsController: Sendable {
-    let state: MockState
+    var state: MockState
     let logger: Logger
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.events)) { request, context in try await self.trigger(request, context) }
-        group.get(RouterPath(AdminPath.events)) { _, _ in try await self.events() }
+        group.post(RouterPath(AdminPath.events)) { request, context in try await self.scoped(context).trigger(request, context) }
+        group.get(RouterPath(AdminPath.events)) { _, context in try await self.scoped(context).events() }
     }
 
     private func trigger(_ request: Request, _ context: MockRequestContext) async throws -> Response {
@@ -77,3 +77,5 @@ struct EventsController: Sendable {
                 }))
     }
 }
+
+extension EventsController: NamespacedController {}

@@ -5,18 +5,18 @@ import Logging
 /// `/__admin/faults`: make Apple fail on demand. `GET` lists the rules with their counts, `POST`
 /// adds one, `DELETE` clears them all, `DELETE /__admin/faults/{id}` one.
 struct FaultsController: Sendable {
-    let state: MockState
+    var state: MockState
     let logger: Logger
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.faults)) { _, _ in try await self.list() }
-        group.post(RouterPath(AdminPath.faults)) { request, _ in try await self.add(request) }
-        group.delete(RouterPath(AdminPath.faults)) { _, _ in
-            Responses.adminJSON(["cleared": try await self.state.clearFaults()])
+        group.get(RouterPath(AdminPath.faults)) { _, context in try await self.scoped(context).list() }
+        group.post(RouterPath(AdminPath.faults)) { request, context in try await self.scoped(context).add(request) }
+        group.delete(RouterPath(AdminPath.faults)) { _, context in
+            Responses.adminJSON(["cleared": try await self.scoped(context).state.clearFaults()])
         }
         group.delete(RouterPath(AdminPath.fault)) { _, context in
             let id = context.parameters.get("id") ?? ""
-            try await self.state.deleteFault(id)
+            try await self.scoped(context).state.deleteFault(id)
             return Responses.adminJSON(["deleted": id])
         }
     }
@@ -58,3 +58,5 @@ struct FaultView: Encodable {
         try container.encodeIfPresent(status.remaining, forKey: .remaining)
     }
 }
+
+extension FaultsController: NamespacedController {}

@@ -6,15 +6,15 @@ import Hummingbird
 /// `since`, `limit`), waiting with `waitSeconds` until `minCount` entries match; `DELETE` clears
 /// it; `POST /__admin/journal/verify` checks a count or a sequence, with near misses when it fails.
 struct JournalController: Sendable {
-    let state: MockState
+    var state: MockState
     /// The entries not yet written to the store.
     let journal: JournalRecorder
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.journal)) { request, _ in try await self.read(request) }
-        group.post(RouterPath(AdminPath.journalVerify)) { request, _ in try await self.verify(request) }
-        group.delete(RouterPath(AdminPath.journal)) { _, _ in
-            Responses.adminJSON(["cleared": try await self.state.clearJournal(recorder: self.journal)])
+        group.get(RouterPath(AdminPath.journal)) { request, context in try await self.scoped(context).read(request) }
+        group.post(RouterPath(AdminPath.journalVerify)) { request, context in try await self.scoped(context).verify(request) }
+        group.delete(RouterPath(AdminPath.journal)) { _, context in
+            Responses.adminJSON(["cleared": try await self.scoped(context).state.clearJournal(recorder: self.scoped(context).journal)])
         }
     }
 
@@ -95,3 +95,5 @@ struct JournalController: Sendable {
         return query
     }
 }
+
+extension JournalController: NamespacedController {}

@@ -5,24 +5,24 @@ import Hummingbird
 /// published for a grace period on the mock's clock), publish, unpublish, sign with one that is not
 /// (yet) published, delete a generated one, or restore the bundled set.
 struct KeysAdminController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.keys)) { _, context in try await self.list(context) }
-        group.delete(RouterPath(AdminPath.keys)) { _, _ in
-            try await self.state.restoreBundledKeys()
-            return try await self.list()
+        group.get(RouterPath(AdminPath.keys)) { _, context in try await self.scoped(context).list(context) }
+        group.delete(RouterPath(AdminPath.keys)) { _, context in
+            try await self.scoped(context).state.restoreBundledKeys()
+            return try await self.scoped(context).list()
         }
-        group.post(RouterPath(AdminPath.rotateKey)) { request, _ in try await self.rotate(request) }
+        group.post(RouterPath(AdminPath.rotateKey)) { request, context in try await self.scoped(context).rotate(request) }
         for change in MockState.KeyChange.allCases {
             group.post(RouterPath("\(AdminPath.key)/\(change.rawValue)")) { _, context in
-                try await self.state.changeKey(context.parameters.get("kid") ?? "", change)
-                return try await self.list()
+                try await self.scoped(context).state.changeKey(context.parameters.get("kid") ?? "", change)
+                return try await self.scoped(context).list()
             }
         }
         group.delete(RouterPath(AdminPath.key)) { _, context in
-            try await self.state.deleteKey(context.parameters.get("kid") ?? "")
-            return try await self.list()
+            try await self.scoped(context).state.deleteKey(context.parameters.get("kid") ?? "")
+            return try await self.scoped(context).list()
         }
     }
 
@@ -103,3 +103,5 @@ struct KeysAdminController: Sendable {
             Rotated(kid: kid, signingKid: listing.signingKid, keys: listing.keys), status: .created)
     }
 }
+
+extension KeysAdminController: NamespacedController {}

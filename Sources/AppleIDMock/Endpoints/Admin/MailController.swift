@@ -5,22 +5,22 @@ import Hummingbird
 /// `outcome`, `direction`, `limit`); one entry; its raw message; a reply from the user through
 /// the outbound SMTP server; `DELETE` empties it. The listing also says whether SMTP is on.
 struct MailController: Sendable {
-    let state: MockState
+    var state: MockState
     /// Where replies are journaled.
     let journal: JournalRecorder
     /// Where SMTP listens and where mail goes.
     let mail: MailRuntime
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.mail)) { request, _ in try await self.list(request) }
-        group.delete(RouterPath(AdminPath.mail)) { _, _ in
-            let count = try await self.state.mail.records().count
-            try await self.state.mail.clear()
+        group.get(RouterPath(AdminPath.mail)) { request, context in try await self.scoped(context).list(request) }
+        group.delete(RouterPath(AdminPath.mail)) { _, context in
+            let count = try await self.scoped(context).state.mail.records().count
+            try await self.scoped(context).state.mail.clear()
             return Responses.adminJSON(["cleared": count])
         }
-        group.get(RouterPath(AdminPath.mailEntry)) { _, context in Responses.adminJSON(try await self.record(context)) }
-        group.get(RouterPath(AdminPath.mailRaw)) { _, context in try await self.raw(context) }
-        group.post(RouterPath(AdminPath.mailReply)) { request, context in try await self.reply(request, context) }
+        group.get(RouterPath(AdminPath.mailEntry)) { _, context in Responses.adminJSON(try await self.scoped(context).record(context)) }
+        group.get(RouterPath(AdminPath.mailRaw)) { _, context in try await self.scoped(context).raw(context) }
+        group.post(RouterPath(AdminPath.mailReply)) { request, context in try await self.scoped(context).reply(request, context) }
     }
 
     /// Where SMTP listens and where mail goes, for the dashboard and the kits.
@@ -199,7 +199,8 @@ struct MailController: Sendable {
         try await state.mail.finishReply(
             record, message: reply.message, reservedFor: original.recipient, on: reservedOn)
         journal.record(
-            JournalEndpoint.smtp, started: started, mockTime: active.now, outcome: record.outcome.journalOutcome
+            JournalEndpoint.smtp, in: state.scope, started: started, mockTime: active.now,
+            outcome: record.outcome.journalOutcome
         ) {
             $0.method = "REPLY"
             $0.userKey = original.userKey
@@ -209,3 +210,5 @@ struct MailController: Sendable {
         return Responses.adminJSON(record, status: record.outcome == .sent ? .created : .badGateway)
     }
 }
+
+extension MailController: NamespacedController {}

@@ -6,14 +6,14 @@ import Hummingbird
 /// a given one, with one defect), and `POST /__admin/notifications/conformance` (every defect and a
 /// valid one, as a table of what the receiver answered).
 struct MintController: Sendable {
-    let state: MockState
+    var state: MockState
     /// Where made-to-order notifications are journaled.
     let journal: JournalRecorder
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.mintIdToken)) { request, _ in try await self.idToken(request) }
-        group.post(RouterPath(AdminPath.mintNotification)) { request, _ in try await self.notification(request) }
-        group.post(RouterPath(AdminPath.conformance)) { request, _ in try await self.conformance(request) }
+        group.post(RouterPath(AdminPath.mintIdToken)) { request, context in try await self.scoped(context).idToken(request) }
+        group.post(RouterPath(AdminPath.mintNotification)) { request, context in try await self.scoped(context).notification(request) }
+        group.post(RouterPath(AdminPath.conformance)) { request, context in try await self.scoped(context).conformance(request) }
     }
 
     // MARK: - Identity tokens
@@ -157,7 +157,7 @@ struct MintController: Sendable {
         var audience: String?
         if case .object(let claims) = minted.claims, case .string(let aud) = claims["aud"] { audience = aud }
         journal.record(
-            JournalEndpoint.notifications, started: started, mockTime: active.now,
+            JournalEndpoint.notifications, in: state.scope, started: started, mockTime: active.now,
             outcome: JournalOutcome(notificationStatus: answer.status, dropped: false),
             latencyMilliseconds: answer.milliseconds
         ) {
@@ -226,3 +226,5 @@ struct MintController: Sendable {
     }
 
 }
+
+extension MintController: NamespacedController {}

@@ -5,11 +5,11 @@ import Hummingbird
 /// `ASAuthorizationAppleIDCredential` holds; `GET /__admin/native/credential-state` answers as
 /// `getCredentialState(forUserID:)` does.
 struct NativeController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.nativeAuthorize)) { request, _ in try await self.authorize(request) }
-        group.get(RouterPath(AdminPath.credentialState)) { request, _ in try await self.credentialState(request) }
+        group.post(RouterPath(AdminPath.nativeAuthorize)) { request, context in try await self.scoped(context).authorize(request) }
+        group.get(RouterPath(AdminPath.credentialState)) { request, context in try await self.scoped(context).credentialState(request) }
     }
 
     private func authorize(_ request: Request) async throws -> Response {
@@ -109,3 +109,5 @@ struct NativeController: Sendable {
         return client
     }
 }
+
+extension NativeController: NamespacedController {}

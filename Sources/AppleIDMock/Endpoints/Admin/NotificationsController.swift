@@ -5,20 +5,20 @@ import Hummingbird
 /// (the listing filtered by `state`, waiting with `waitSeconds` until `minCount` match, or until
 /// the outbox is settled), `POST /__admin/notifications/<id>/redeliver`.
 struct NotificationsController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.notifications)) { request, _ in try await self.list(request) }
+        group.get(RouterPath(AdminPath.notifications)) { request, context in try await self.scoped(context).list(request) }
         group.get(RouterPath(AdminPath.notification)) { _, context in
             let id = context.parameters.get("id") ?? ""
-            guard let record = try await self.state.notification(id) else {
+            guard let record = try await self.scoped(context).state.notification(id) else {
                 throw ControlRefusal.notFound("no notification \"\(id)\"")
             }
-            return Responses.adminJSON(self.view(record, signing: try await context.active(in: self.state)))
+            return Responses.adminJSON(self.scoped(context).view(record, signing: try await context.active(in: self.scoped(context).state)))
         }
         group.post(RouterPath(AdminPath.redeliver)) { _, context in
-            let record = try await self.state.redeliver(context.parameters.get("id") ?? "")
-            return Responses.adminJSON(self.view(record, signing: try await self.state.current()))
+            let record = try await self.scoped(context).state.redeliver(context.parameters.get("id") ?? "")
+            return Responses.adminJSON(self.scoped(context).view(record, signing: try await self.scoped(context).state.current()))
         }
     }
 
@@ -112,3 +112,5 @@ struct NotificationsController: Sendable {
             nextAttemptAt: record.nextAttemptAt)
     }
 }
+
+extension NotificationsController: NamespacedController {}

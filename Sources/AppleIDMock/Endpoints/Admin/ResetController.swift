@@ -3,12 +3,14 @@ import Hummingbird
 
 /// `POST /__admin/reset`: forget consents, codes, tokens, events and notifications, as at start.
 struct ResetController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.reset)) { _, _ in
-            try await state.reset()
+        group.post(RouterPath(AdminPath.reset)) { _, context in
+            try await self.scoped(context).state.reset()
             return Responses.adminJSON(["reset": true])
         }
     }
 }
+
+extension ResetController: NamespacedController {}

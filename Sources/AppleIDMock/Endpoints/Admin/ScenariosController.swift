@@ -5,14 +5,14 @@ import Logging
 /// `/__admin/scenario` and `/__admin/scenarios`: see the active scenario, switch to another, list
 /// them, upload one.
 struct ScenariosController: Sendable {
-    let state: MockState
+    var state: MockState
     let logger: Logger
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.scenario)) { _, context in try await self.scenario(context) }
-        group.put(RouterPath(AdminPath.scenario)) { request, _ in try await self.switchScenario(request) }
-        group.get(RouterPath(AdminPath.scenarios)) { _, context in try await self.scenarios(context) }
-        group.post(RouterPath(AdminPath.scenarios)) { request, _ in try await self.upload(request) }
+        group.get(RouterPath(AdminPath.scenario)) { _, context in try await self.scoped(context).scenario(context) }
+        group.put(RouterPath(AdminPath.scenario)) { request, context in try await self.scoped(context).switchScenario(request) }
+        group.get(RouterPath(AdminPath.scenarios)) { _, context in try await self.scoped(context).scenarios(context) }
+        group.post(RouterPath(AdminPath.scenarios)) { request, context in try await self.scoped(context).upload(request) }
     }
 
     /// The active scenario: as the request found it, or (without `context`) read after a change.
@@ -64,3 +64,5 @@ struct ScenariosController: Sendable {
         return activate ? try await self.scenario() : try await scenarios()
     }
 }
+
+extension ScenariosController: NamespacedController {}

@@ -5,7 +5,7 @@ import Logging
 /// App transfers on the control plane: `POST /__admin/transfers` moves an app group to another team
 /// now; `GET /__admin/transfers` lists transfers with their migration windows.
 struct TransfersController: Sendable {
-    let state: MockState
+    var state: MockState
     let logger: Logger
 
     /// A transfer with its window, as shown.
@@ -19,8 +19,8 @@ struct TransfersController: Sendable {
     }
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.transfers)) { request, context in try await self.start(request, context) }
-        group.get(RouterPath(AdminPath.transfers)) { _, context in try await self.list(context) }
+        group.post(RouterPath(AdminPath.transfers)) { request, context in try await self.scoped(context).start(request, context) }
+        group.get(RouterPath(AdminPath.transfers)) { _, context in try await self.scoped(context).list(context) }
     }
 
     private func start(_ request: Request, _ context: MockRequestContext) async throws -> Response {
@@ -63,3 +63,5 @@ struct TransfersController: Sendable {
             windowEndsAt: transfer.windowEnd(days: days), windowOpen: transfer.isOpen(at: now, days: days))
     }
 }
+
+extension TransfersController: NamespacedController {}

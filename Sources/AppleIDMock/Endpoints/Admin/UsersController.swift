@@ -4,10 +4,10 @@ import Hummingbird
 /// `GET /__admin/users`: the active scenario's users and their state with each app group
 /// (`UserStatesView`), as the dashboard's Users section shows them.
 struct UsersController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.users)) { _, context in try await self.list(context) }
+        group.get(RouterPath(AdminPath.users)) { _, context in try await self.scoped(context).list(context) }
     }
 
     private func list(_ context: MockRequestContext) async throws -> Response {
@@ -21,3 +21,5 @@ struct UsersController: Sendable {
         return Responses.adminJSON(view)
     }
 }
+
+extension UsersController: NamespacedController {}

@@ -6,7 +6,7 @@ import Logging
 /// browser sign-in, ending in a redirect or `form_post` page to the registered return URL. Refusals
 /// are thrown; the group's `AppleErrorMiddleware` shows Apple's error page (never a redirect).
 struct AuthorizeController: Sendable {
-    let state: MockState
+    var state: MockState
     /// The configured base URL (no trailing slash), for the consent form's action; `nil`: relative.
     let publicBaseURL: String?
     let logger: Logger
@@ -14,8 +14,8 @@ struct AuthorizeController: Sendable {
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.get(RouterPath(ApplePath.authorize)) { request, context in
             let form = try RequestReading.query(request, context: context)
-            return try await state.rerunningAfterResets(from: context.active) {
-                try await self.start(form, active: $0, journal: context.journal)
+            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) {
+                try await self.scoped(context).start(form, active: $0, journal: context.journal)
             }
         }
         group.post(RouterPath(ApplePath.authorize)) { request, context in
@@ -23,8 +23,8 @@ struct AuthorizeController: Sendable {
             if RequestReading.isForm(request) {
                 form = try await RequestReading.bodyForm(request, context: context).merging(fallback: form)
             }
-            return try await state.rerunningAfterResets(from: context.active) { [form] in
-                try await self.start(form, active: $0, journal: context.journal)
+            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) { [form] in
+                try await self.scoped(context).start(form, active: $0, journal: context.journal)
             }
         }
         group.post(RouterPath(ApplePath.consent)) { request, context in
@@ -32,8 +32,8 @@ struct AuthorizeController: Sendable {
                 throw AppleError.invalidRequest("the consent form must be form-urlencoded")
             }
             let form = try await RequestReading.bodyForm(request, context: context)
-            return try await state.rerunningAfterResets(from: context.active) {
-                try await self.consent(form, active: $0, journal: context.journal)
+            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) {
+                try await self.scoped(context).consent(form, active: $0, journal: context.journal)
             }
         }
     }
@@ -138,3 +138,5 @@ struct AuthorizeController: Sendable {
         return AuthorizationResponder.deliver(fields, for: authorization)
     }
 }
+
+extension AuthorizeController: NamespacedController {}

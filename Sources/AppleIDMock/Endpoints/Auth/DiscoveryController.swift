@@ -5,7 +5,7 @@ import Hummingbird
 /// names (Apple's, unless it replays the June 2025 drift).
 struct DiscoveryController: Sendable {
     let address: PublicAddress
-    let state: MockState
+    var state: MockState
     /// The document as sent, per issuer and base URL: it changes only with those (a client's `Host`
     /// can set the URL, so the memo is bounded), and JSON-encoding it was most of that answer's time.
     private let documents = BoundedCache<String, ByteBuffer>(capacity: 64)
@@ -17,9 +17,9 @@ struct DiscoveryController: Sendable {
 
     /// `GET` and, as `GET` without the body, `HEAD`.
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(ApplePath.discovery)) { request, context in await self.discovery(request, context) }
+        group.get(RouterPath(ApplePath.discovery)) { request, context in await self.scoped(context).discovery(request, context) }
         group.head(RouterPath(ApplePath.discovery)) { request, context in
-            await self.discovery(request, context).createHeadResponse()
+            await self.scoped(context).discovery(request, context).createHeadResponse()
         }
     }
 
@@ -34,3 +34,5 @@ struct DiscoveryController: Sendable {
             })
     }
 }
+
+extension DiscoveryController: NamespacedController {}

@@ -2,12 +2,12 @@ import Hummingbird
 
 /// `GET /auth/keys`: the JWKS published at the mock's current instant.
 struct KeysController: Sendable {
-    let state: MockState
+    var state: MockState
 
     /// `GET` and, as `GET` without the body, `HEAD` (what uptime checks and some caches send).
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(ApplePath.keys)) { _, context in try await self.keys(context) }
-        group.head(RouterPath(ApplePath.keys)) { _, context in try await self.keys(context).createHeadResponse() }
+        group.get(RouterPath(ApplePath.keys)) { _, context in try await self.scoped(context).keys(context) }
+        group.head(RouterPath(ApplePath.keys)) { _, context in try await self.scoped(context).keys(context).createHeadResponse() }
     }
 
     /// The keys published now, shuffled per response as Apple's are (unless the `jwksOrder` setting
@@ -18,3 +18,5 @@ struct KeysController: Sendable {
             body: active.keys.jwksBody(at: active.now, shuffled: active.world.settings.jwksOrder == .shuffled))
     }
 }
+
+extension KeysController: NamespacedController {}

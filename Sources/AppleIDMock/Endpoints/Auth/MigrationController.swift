@@ -5,16 +5,16 @@ import Hummingbird
 /// `transfer_sub` for the recipient team; the recipient turns the `transfer_sub` into its own `sub`
 /// (and relay `email`). Bearer token, client secret and the 60-day window are checked as Apple does.
 struct MigrationController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.post(RouterPath(ApplePath.userMigrationInfo)) { request, context in
-            let settings = try await context.active(in: state).world.settings
+            let settings = try await context.active(in: self.scoped(context).state).world.settings
             let form = try await RequestReading.tokenForm(request, context: context, settings: settings)
             guard let bearer = RequestReading.bearerToken(request) else {
                 throw AppleError.invalidRequest("Authorization: Bearer <access token> is missing")
             }
-            return try await state.rerunningAfterResets(from: context.active) { active in
+            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) { active in
                 try await migrate(form, bearer: bearer, active: active, journal: context.journal)
             }
         }
@@ -38,3 +38,5 @@ struct MigrationController: Sendable {
         return Responses.appleJSON(answer)
     }
 }
+
+extension MigrationController: NamespacedController {}

@@ -5,14 +5,14 @@ import Logging
 /// `POST /auth/revoke`: ends the consent behind a refresh or access token. Answers `200` with an
 /// empty body whether or not anything was revoked, as Apple does; parameters may also come by query.
 struct RevokeController: Sendable {
-    let state: MockState
+    var state: MockState
     let logger: Logger
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.post(RouterPath(ApplePath.revoke)) { request, context in
-            let settings = try await context.active(in: state).world.settings
+            let settings = try await context.active(in: self.scoped(context).state).world.settings
             let form = try await Self.form(request, context, settings: settings)
-            return try await state.rerunningAfterResets(from: context.active) { active in
+            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) { active in
                 try await revoke(form, active: active, journal: context.journal)
             }
         }
@@ -70,3 +70,5 @@ struct RevokeController: Sendable {
         }
     }
 }
+
+extension RevokeController: NamespacedController {}

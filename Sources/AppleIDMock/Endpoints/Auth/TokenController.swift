@@ -5,10 +5,10 @@ import Hummingbird
 /// `client_credentials` grants, checked in Apple's order (grant type, required parameters, client
 /// authentication, then the grant). The grants themselves are `TokenIssuance`'s.
 struct TokenController: Sendable {
-    let state: MockState
+    var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(ApplePath.token)) { request, context in try await self.token(request, context) }
+        group.post(RouterPath(ApplePath.token)) { request, context in try await self.scoped(context).token(request, context) }
     }
 
     private func token(_ request: Request, _ context: MockRequestContext) async throws -> Response {
@@ -61,3 +61,5 @@ struct TokenController: Sendable {
         }
     }
 }
+
+extension TokenController: NamespacedController {}

@@ -65,13 +65,15 @@ final class MemoryStore: StateStore {
         watch.committed(changes)
     }
 
-    func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
+    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
         // A change made before this call began was published before its step released the lock.
+        // One revision counts every namespace's control record: a namespace asked again after
+        // another's change reads its record again (and keeps its world when the record is the same).
         if let known, publishedRevision.load(ordering: .acquiring) == known { return (known, nil) }
         return tables.withLock { tables in
             let revision = tables.controlRevision
             guard revision != known else { return (revision, nil) }
-            let value = tables.entry(EntryRef(space: Spaces.control.name, key: ControlState.key))?.value
+            let value = tables.entry(EntryRef(space: space, key: ControlState.key))?.value
             return (revision, value as? ControlState)
         }
     }
@@ -85,22 +87,26 @@ final class MemoryStore: StateStore {
     func claimDue<Value>(
         _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
         mark: @escaping @Sendable (inout Value) -> Void
-    ) async throws -> [(key: String, value: Value)] {
+    ) async throws -> [(space: String, key: String, value: Value)] {
         try await serialized {
             let due = tables.withLock { tables in
-                (tables.due[space.name] ?? [:]).filter { $0.value <= now }.sorted { $0.value < $1.value }.prefix(limit)
-                    .compactMap { key, _ in tables.entry(EntryRef(space: space.name, key: key)).map { (key, $0) } }
+                var due: [(ref: EntryRef, at: Date)] = []
+                for (stored, entries) in tables.due where Spaces.baseName(of: stored) == space.name {
+                    for (key, at) in entries where at <= now { due.append((EntryRef(space: stored, key: key), at)) }
+                }
+                return due.sorted { $0.at < $1.at }.prefix(limit)
+                    .compactMap { ref, _ in tables.entry(ref).map { (ref, $0) } }
             }
             guard !due.isEmpty else { return [] }
             var changes = StoreChanges()
-            var claimed: [(key: String, value: Value)] = []
-            for (key, var entry) in due {
+            var claimed: [(space: String, key: String, value: Value)] = []
+            for (ref, var entry) in due {
                 guard var value = entry.value as? Value else { continue }
                 mark(&value)
                 entry.value = value
                 entry.index.dueAt = leaseUntil
-                changes.writes[EntryRef(space: space.name, key: key)] = entry
-                claimed.append((key, value))
+                changes.writes[ref] = entry
+                claimed.append((ref.space, ref.key, value))
             }
             try await commit(changes)
             return claimed

@@ -180,13 +180,13 @@ final class PostgresStore: StateStore, Service {
         }
     }
 
-    func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
+    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
         try await withDeadline {
             try await self.withConnection { connection in
                 let rows = try await connection.query(
                     """
                     SELECT rev, CASE WHEN rev = \(known ?? -1) THEN NULL ELSE value END FROM apple_id_mock_entries
-                    WHERE space = \(Spaces.control.name) AND key = \(ControlState.key)
+                    WHERE space = \(space) AND key = \(ControlState.key)
                     """, logger: self.logger)
                 for try await (revision, text) in rows.decode((Int64, String?).self) {
                     let value = try text.map { try StoreCoding.decoder.decode(ControlState.self, from: Data($0.utf8)) }
@@ -203,10 +203,12 @@ final class PostgresStore: StateStore, Service {
         try await withDeadline {
             try await self.withConnection { connection in
                 let spaces = StoreWatch.Topic.allCases.flatMap(\.spaces)
+                // A namespace's copies too (`team-a/journal`).
+                let copies = spaces.map { "%/" + $0 }
                 let rows = try await connection.query(
                     """
                     SELECT space, count(*), coalesce(max(seq), 0), coalesce(sum(rev), 0)::BIGINT
-                    FROM apple_id_mock_entries WHERE space = ANY(\(spaces)) GROUP BY space
+                    FROM apple_id_mock_entries WHERE space = ANY(\(spaces)) OR space LIKE ANY(\(copies)) GROUP BY space
                     """, logger: self.logger)
                 var marks: [StoreWatch.Topic: String] = [:]
                 for try await (space, count, newest, revisions) in rows.decode((String, Int64, Int64, Int64).self) {
@@ -236,7 +238,7 @@ final class PostgresStore: StateStore, Service {
     func claimDue<Value>(
         _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
         mark: @escaping @Sendable (inout Value) -> Void
-    ) async throws -> [(key: String, value: Value)] {
+    ) async throws -> [(space: String, key: String, value: Value)] {
         try await withDeadline {
             try await self.withConnection { connection in
                 // READ COMMITTED with SKIP LOCKED: replicas take disjoint rows without conflicts.
@@ -244,23 +246,24 @@ final class PostgresStore: StateStore, Service {
                 do {
                     let rows = try await connection.query(
                         """
-                        SELECT key, value FROM apple_id_mock_entries
-                        WHERE space = \(space.name) AND due_at <= \(now.timeIntervalSince1970)
+                        SELECT space, key, value FROM apple_id_mock_entries
+                        WHERE (space = \(space.name) OR space LIKE \("%/" + space.name))
+                            AND due_at <= \(now.timeIntervalSince1970)
                         ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                         """, logger: self.logger)
-                    var claimed: [(key: String, value: Value)] = []
-                    for try await (key, text) in rows.decode((String, String).self) {
+                    var claimed: [(space: String, key: String, value: Value)] = []
+                    for try await (stored, key, text) in rows.decode((String, String, String).self) {
                         var value = try StoreCoding.decoder.decode(Value.self, from: Data(text.utf8))
                         mark(&value)
-                        claimed.append((key, value))
+                        claimed.append((stored, key, value))
                     }
-                    for (key, value) in claimed {
+                    for (stored, key, value) in claimed {
                         let text = String(decoding: try StoreCoding.encoder.encode(value), as: UTF8.self)
                         try await connection.query(
                             """
                             UPDATE apple_id_mock_entries SET value = \(text), due_at = \(leaseUntil.timeIntervalSince1970),
                                 rev = rev + 1
-                            WHERE space = \(space.name) AND key = \(key)
+                            WHERE space = \(stored) AND key = \(key)
                             """, logger: self.logger)
                     }
                     try await connection.query("COMMIT", logger: self.logger)

@@ -110,7 +110,7 @@ final class SQLiteJournal: StoreJournal, Service {
                 guard let space = row.column("space")?.string, let key = row.column("key")?.string,
                     let text = row.column("value")?.string, let seq = row.column("seq")?.integer
                 else { continue }
-                guard let coding = Spaces.all[space] else {
+                guard let coding = Spaces.registeredSpace(named: space) else {
                     logger.warning("unknown space in state file, skipped", metadata: ["idp.space": .string(space)])
                     continue
                 }
@@ -141,7 +141,7 @@ final class SQLiteJournal: StoreJournal, Service {
                             [.text(ref.space), .text(ref.key)])
                         continue
                     }
-                    guard let coding = Spaces.all[ref.space] else { throw UnknownSpace(name: ref.space) }
+                    guard let coding = Spaces.registeredSpace(named: ref.space) else { throw UnknownSpace(name: ref.space) }
                     let text = String(decoding: try coding.encode(entry.value), as: UTF8.self)
                     _ = try await connection.query(
                         """

@@ -1,0 +1,52 @@
+import Crypto
+import Foundation
+
+/// Where one namespace's state lives in the shared store. Each namespace has its own copy of every
+/// space, stored as `{name}/{space}` (the default namespace's copy is the bare name, as before
+/// namespaces existed), except the spaces keyed by codes and tokens, which all namespaces share:
+/// each value carries its namespace's `tag` (`OpaqueToken`). Index groups are prefixed the same way.
+struct NamespaceScope: Sendable, Hashable {
+    /// The namespace's name.
+    let name: String
+    /// The tag its codes and tokens carry: 0 for the default namespace.
+    let tag: UInt32
+
+    /// The default namespace: bare space names, tag 0.
+    static let `default` = NamespaceScope(name: NamespaceName.default, tag: 0)
+
+    /// The scope of the namespace `name` (its tag derived from the name).
+    init(name: String) {
+        self.init(name: name, tag: name == NamespaceName.default ? 0 : Self.tag(for: name))
+    }
+
+    private init(name: String, tag: UInt32) {
+        self.name = name
+        self.tag = tag
+    }
+
+    /// Whether this is the default namespace.
+    var isDefault: Bool { tag == 0 }
+
+    /// The stored name of this namespace's copy of the space `space`.
+    func storedName(_ space: String) -> String {
+        isDefault ? space : name + "/" + space
+    }
+
+    /// The stored name of an index group.
+    func storedGroup(_ group: String) -> String {
+        isDefault ? group : name + "/" + group
+    }
+
+    /// The namespace a stored space name belongs to.
+    static func namespace(ofStoredSpace stored: String) -> String {
+        guard let slash = stored.firstIndex(of: "/") else { return NamespaceName.default }
+        return String(stored[..<slash])
+    }
+
+    /// The tag of the namespace `name`: 32 bits of a SHA-256 of it, never 0 (the default's).
+    static func tag(for name: String) -> UInt32 {
+        let digest = Array(SHA256.hash(data: Data("apple-id-mock/namespace\u{0}\(name)".utf8)))
+        let tag = digest.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return tag == 0 ? 1 : tag
+    }
+}

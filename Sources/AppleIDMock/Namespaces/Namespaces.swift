@@ -1,0 +1,295 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Every namespace of the server: whole worlds (scenario, settings, clock, faults, keys, session,
+/// journal, mailbox) on one store. The default namespace is the world that exists without any;
+/// the others are made with `PUT /__admin/namespaces/{name}` or on first use, at most `limit`.
+final class Namespaces: Sendable {
+    /// The most namespaces besides the default.
+    static let limit = 1000
+
+    /// The default namespace's world.
+    let defaultState: MockState
+    /// The worlds opened in this process, by name.
+    private let worlds = Mutex<[String: MockState]>([:])
+    /// The stored records as last read, and the `client_id`s they claim.
+    private let known = Mutex<Known>(Known())
+    /// When each namespace was last used here, not yet written to its record.
+    private let touched = Mutex<[String: Date]>([:])
+
+    /// The records as last read from the store.
+    private struct Known {
+        var records: [String: NamespaceRecord] = [:]
+        var claims: [String: String] = [:]
+        /// When the records were read (wall clock).
+        var readAt: Date = .distantPast
+    }
+
+    /// How long a record read stays fresh for another replica's namespaces and claims.
+    static let refreshInterval: TimeInterval = 1
+
+    init(defaultState: MockState) {
+        self.defaultState = defaultState
+    }
+
+    private var directory: NamespaceDirectory { defaultState.directory }
+    private var logger: Logger { defaultState.logger }
+
+    // MARK: - Finding a world
+
+    /// The world of the namespace `name` (a valid name), made from the initial scenario if it does
+    /// not exist yet (refused with `limitReached` when there are `limit` already).
+    func state(for name: String) async throws -> MockState {
+        if name == NamespaceName.default { return defaultState }
+        touch(name)
+        if let world = worlds.withLock({ $0[name] }), known.withLock({ $0.records[name] != nil }) { return world }
+        try await refreshIfStale()
+        if known.withLock({ $0.records[name] == nil }) {
+            _ = try await put(name, NamespaceOptions(), onlyIfNew: true)
+        }
+        return world(name)
+    }
+
+    /// The world of the namespace whose codes and tokens carry `tag`, if one exists.
+    func state(forTag tag: UInt32) async throws -> MockState? {
+        if tag == 0 { return nil }
+        var name = directory.name(ofTag: tag)
+        if name == nil {
+            try await refreshIfStale()
+            name = directory.name(ofTag: tag)
+        }
+        guard let name else { return nil }
+        touch(name)
+        return world(name)
+    }
+
+    /// The namespace claiming `clientId`, if any.
+    func namespace(claiming clientId: String) async throws -> String? {
+        try await refreshIfStale()
+        return known.withLock { $0.claims[clientId] }
+    }
+
+    /// The world object of an existing namespace, opened once per process.
+    private func world(_ name: String) -> MockState {
+        worlds.withLock { worlds in
+            if let world = worlds[name] { return world }
+            let world = defaultState.sibling(NamespaceScope(name: name))
+            worlds[name] = world
+            return world
+        }
+    }
+
+    /// The worlds this process has opened, the default first.
+    func openedStates() -> [MockState] {
+        [defaultState] + worlds.withLock { $0.values.sorted { $0.scope.name < $1.scope.name } }
+    }
+
+    /// The worlds of every namespace, the default first.
+    func allStates() async throws -> [MockState] {
+        try await refresh()
+        let names = known.withLock { $0.records.keys.sorted() }
+        return [defaultState] + names.map(world)
+    }
+
+    // MARK: - Records
+
+    /// Reads the records again when the last read is older than `refreshInterval`.
+    private func refreshIfStale() async throws {
+        let readAt = known.withLock { $0.readAt }
+        if Date().timeIntervalSince(readAt) >= Self.refreshInterval { try await refresh() }
+    }
+
+    /// Reads every record from the store.
+    func refresh() async throws {
+        let records = try await defaultState.store.transaction { try await $0.list(Spaces.namespaces) }
+        remember(records.map(\.value), at: Date())
+    }
+
+    private func remember(_ records: [NamespaceRecord], at date: Date) {
+        var next = Known(readAt: date)
+        for record in records {
+            next.records[record.name] = record
+            for client in record.clients { next.claims[client] = record.name }
+        }
+        known.withLock { $0 = next }
+        directory.replace(with: records.map { NamespaceScope(name: $0.name) })
+        let names = Set(records.map(\.name))
+        worlds.withLock { worlds in worlds = worlds.filter { names.contains($0.key) } }
+    }
+
+    /// Every namespace's record, by name.
+    func records() async throws -> [NamespaceRecord] {
+        try await flushUse()
+        try await refresh()
+        return known.withLock { $0.records.values.sorted { $0.name < $1.name } }
+    }
+
+    /// The record of `name`, if it exists.
+    func record(_ name: String) async throws -> NamespaceRecord? {
+        try await records().first { $0.name == name }
+    }
+
+    /// Makes the namespace `name` or changes it as `options` says; returns its record and whether
+    /// it was made. With `onlyIfNew`, an existing namespace is left as it is.
+    @discardableResult
+    func put(_ name: String, _ options: NamespaceOptions, onlyIfNew: Bool = false) async throws -> (
+        record: NamespaceRecord, created: Bool
+    ) {
+        let scope = NamespaceScope(name: name)
+        let directory = directory
+        let catalog = defaultState.catalog
+        let initialScenario = defaultState.initialScenario
+        let now = Date()
+        let result = try await defaultState.base.transaction { raw in
+            let home = ScopedTransaction(raw, scope: .default, directory: directory)
+            let own = ScopedTransaction(raw, scope: scope, directory: directory)
+            let records = try await home.list(Spaces.namespaces).map(\.value)
+            let existing = records.first { $0.name == name }
+            if let existing, onlyIfNew { return (existing, false) }
+            if existing == nil, records.count >= Self.limit {
+                throw ControlRefusal.limitReached(
+                    "there are \(Self.limit) namespaces already; delete one, or let the idle ones expire",
+                    limit: Self.limit)
+            }
+            if let clash = records.first(where: { $0.name != name && NamespaceScope(name: $0.name).tag == scope.tag }) {
+                throw ControlRefusal.notApplicable(
+                    "the namespace \"\(name)\" would share its token tag with \"\(clash.name)\"; choose another name")
+            }
+            for client in options.clients ?? [] {
+                if let owner = records.first(where: { $0.name != name && $0.clients.contains(client) }) {
+                    throw ControlRefusal.notApplicable(
+                        "client_id \"\(client)\" is claimed by the namespace \"\(owner.name)\"; a client_id belongs to one namespace")
+                }
+            }
+            var record =
+                existing
+                ?? NamespaceRecord(
+                    name: name, clients: [], idleTtlSeconds: NamespaceOptions.defaultIdleTtlSeconds, createdAt: now,
+                    lastUsedAt: now)
+            if let clients = options.clients { record.clients = clients }
+            if let ttl = options.idleTtlSeconds { record.idleTtlSeconds = ttl }
+            record.lastUsedAt = now
+            try await home.put(Spaces.namespaces, name, record)
+            var control =
+                try await own.get(Spaces.control, ControlState.key) ?? ControlState(scenario: initialScenario)
+            let stored = try await own.get(Spaces.control, ControlState.key)
+            if stored == nil { control.identities = .own }
+            if let scenario = options.scenario, scenario != control.scenario || stored == nil {
+                let uploaded = try await own.get(Spaces.uploadedScenarios, scenario) != nil
+                guard catalog.bundled[scenario] != nil || uploaded else {
+                    throw ControlRefusal.invalidBody(
+                        "no scenario named \"\(scenario)\"; available: \(catalog.bundled.keys.sorted().joined(separator: ", "))",
+                        at: "$.scenario")
+                }
+                if stored != nil { try await own.clear(Spaces.session) }
+                control = stored == nil ? control : control.switched(to: scenario)
+                control.scenario = scenario
+            }
+            if let identities = options.identities { control.identities = identities }
+            if control != stored { try await own.put(Spaces.control, ControlState.key, control) }
+            return (record, existing == nil)
+        }
+        if result.1 {
+            directory.insert(scope)
+            logger.info("namespace made", metadata: ["idp.namespace": .string(name)])
+        }
+        known.withLock { known in
+            if let old = known.records[name] { for client in old.clients { known.claims[client] = nil } }
+            known.records[name] = result.0
+            for client in result.0.clients { known.claims[client] = name }
+        }
+        return (result.0, result.1)
+    }
+
+    /// Forgets the namespace `name` and all its state; `false` if it did not exist.
+    func delete(_ name: String) async throws -> Bool {
+        let scope = NamespaceScope(name: name)
+        let directory = directory
+        let existed = try await defaultState.base.transaction { raw in
+            let home = ScopedTransaction(raw, scope: .default, directory: directory)
+            guard try await home.get(Spaces.namespaces, name) != nil else { return false }
+            try await home.delete(Spaces.namespaces, name)
+            try await ScopedTransaction(raw, scope: scope, directory: directory).clear(Spaces.registered.map(\.name))
+            return true
+        }
+        directory.remove(scope)
+        known.withLock { known in
+            if let old = known.records.removeValue(forKey: name) {
+                for client in old.clients { known.claims[client] = nil }
+            }
+        }
+        _ = worlds.withLock { $0.removeValue(forKey: name) }
+        _ = touched.withLock { $0.removeValue(forKey: name) }
+        if existed { logger.info("namespace deleted", metadata: ["idp.namespace": .string(name)]) }
+        return existed
+    }
+
+    // MARK: - Use and idleness
+
+    /// Deletes codes and tokens that expired in every namespace. The store sweeps by one instant
+    /// for all, so by the earliest of the namespaces' clocks (one may be behind another); each
+    /// namespace still refuses its values once they expired on its own clock.
+    func sweep() async throws -> Int {
+        let directory = directory
+        let base = defaultState.clock.now()
+        let earliest = try await defaultState.base.transaction { raw in
+            let home = ScopedTransaction(raw, scope: .default, directory: directory)
+            var earliest = try await home.get(Spaces.control, ControlState.key)?.now(base: base) ?? base
+            for (name, _) in try await home.list(Spaces.namespaces) {
+                let own = ScopedTransaction(raw, scope: NamespaceScope(name: name), directory: directory)
+                if let now = try await own.get(Spaces.control, ControlState.key)?.now(base: base), now < earliest {
+                    earliest = now
+                }
+            }
+            return earliest
+        }
+        return try await defaultState.store.sweep(expiredBefore: earliest)
+    }
+
+    /// Notes that `name` was used now (written to its record by `flushUse`).
+    func touch(_ name: String) {
+        guard name != NamespaceName.default else { return }
+        let now = Date()
+        touched.withLock { $0[name] = now }
+    }
+
+    /// Writes when each namespace touched since the last call was last used.
+    func flushUse() async throws {
+        let uses = touched.withLock { touched in
+            defer { touched = [:] }
+            return touched
+        }
+        guard !uses.isEmpty else { return }
+        do {
+            try await defaultState.store.transaction { transaction in
+                for (name, at) in uses {
+                    guard var record = try await transaction.get(Spaces.namespaces, name), record.lastUsedAt < at
+                    else { continue }
+                    record.lastUsedAt = at
+                    try await transaction.put(Spaces.namespaces, name, record)
+                }
+            }
+        } catch {
+            touched.withLock { touched in
+                for (name, at) in uses where (touched[name] ?? .distantPast) < at { touched[name] = at }
+            }
+            throw error
+        }
+    }
+
+    /// Deletes the namespaces unused for longer than their idle time at `now`; returns their names.
+    func removeIdle(now: Date = Date()) async throws -> [String] {
+        try await flushUse()
+        try await refresh()
+        let idle = known.withLock { known in
+            known.records.values.filter { now.timeIntervalSince($0.lastUsedAt) > Double($0.idleTtlSeconds) }.map(\.name)
+        }
+        var removed: [String] = []
+        for name in idle.sorted() where try await delete(name) {
+            removed.append(name)
+            logger.info("idle namespace removed", metadata: ["idp.namespace": .string(name)])
+        }
+        return removed
+    }
+}

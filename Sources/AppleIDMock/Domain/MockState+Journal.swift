@@ -49,7 +49,7 @@ extension MockState {
         let control: ActiveScenario
         do {
             control = try await world.current()
-        } catch where name != NamespaceName.default {
+        } catch  where name != NamespaceName.default {
             let gone = try await world.store.transaction { try await $0.get(Spaces.control, ControlState.key) } == nil
             if gone { return }
             recorder.restore(entries)

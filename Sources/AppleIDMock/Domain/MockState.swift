@@ -156,8 +156,11 @@ final class MockState: Sendable {
     }
 
     /// The bundled keys, all published, signing with `settings.signingKeyId` or the first by name.
+    /// In a namespace other than the default, the bundled keys go by the namespace's own `kid`s
+    /// (`NamespaceScope.bundledKid`).
     func defaultRoster(settings: MockSettings) -> KeyRoster {
-        KeyRoster.bundled(catalog.keyRing, settings: settings)
+        let roster = KeyRoster.bundled(catalog.keyRing, settings: settings)
+        return scope.isDefault ? roster : roster.renamed(scope.bundledKid)
     }
 
     /// The private halves of the roster's keys: bundled ones from the ring, generated ones from the
@@ -167,7 +170,7 @@ final class MockState: Sendable {
         for entry in roster.entries {
             let key: SigningKey?
             switch entry.origin {
-            case .bundled: key = catalog.keyRing.key(entry.kid)
+            case .bundled: key = keyCache.bundledKey(entry.kid, in: scope, ring: catalog.keyRing)
             case .generated:
                 key = try await keyCache.key(entry.kid) {
                     if let transaction { return try await transaction.get(Spaces.generatedKeys, entry.kid)?.pem }

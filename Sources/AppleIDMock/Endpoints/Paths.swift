@@ -59,6 +59,8 @@ package enum AdminPath {
     package static let mintNotification = "mint/notification"
     package static let nativeAuthorize = "native/authorize"
     package static let credentialState = "native/credential-state"
+    package static let namespaces = "namespaces"
+    package static let namespace = "namespaces/:name"
     package static let openAPI = "openapi.json"
     /// The folder of the dashboard's files (the page itself is the group's root).
     package static let dashboardFolder = "dashboard"

@@ -75,7 +75,8 @@ final class JournalRecorder: Sendable {
     ) {
         var entry = JournalEntry(
             id: nextId(at: started.wallTime), at: mockTime, wallTime: started.wallTime, namespace: namespace.name,
-            endpoint: endpoint, outcome: outcome, latencyMilliseconds: latencyMilliseconds ?? started.elapsedMilliseconds)
+            endpoint: endpoint, outcome: outcome,
+            latencyMilliseconds: latencyMilliseconds ?? started.elapsedMilliseconds)
         describe(&entry)
         record(entry)
     }

@@ -57,6 +57,14 @@ struct KeyRoster: Codable, Sendable, Equatable {
         bundled(ring, signingKid: settings.signingKeyId.flatMap(ring.key)?.kid ?? ring.keys[0].kid)
     }
 
+    /// The same roster with every `kid` renamed by `rename` (a namespace's bundled keys).
+    func renamed(_ rename: (String) -> String) -> KeyRoster {
+        var roster = self
+        for index in roster.entries.indices { roster.entries[index].kid = rename(roster.entries[index].kid) }
+        roster.signingKid = rename(signingKid)
+        return roster
+    }
+
     /// The entry for `kid`, or a refusal naming the keys there are.
     func entry(_ kid: String) throws(Refusal) -> Entry {
         guard let entry = entries.first(where: { $0.kid == kid }) else {

@@ -30,6 +30,17 @@ final class SigningKey: Sendable {
         self.encodedHeader = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8).base64URLEncoded + "."
         self.encodedJWK = Array(try TokenMinter.encode(jwk))
     }
+
+    /// The same key pair under another `kid` (a bundled key as a namespace publishes it), sharing
+    /// the parsed private half and its signer.
+    init(aliasing key: SigningKey, kid: String) throws {
+        self.kid = kid
+        self.privateKey = key.privateKey
+        self.signer = key.signer
+        self.jwk = PublicJWK(kty: key.jwk.kty, kid: kid, use: key.jwk.use, alg: key.jwk.alg, n: key.jwk.n, e: key.jwk.e)
+        self.encodedHeader = Data(#"{"kid":"\#(kid)","alg":"RS256"}"#.utf8).base64URLEncoded + "."
+        self.encodedJWK = Array(try TokenMinter.encode(jwk))
+    }
 }
 
 /// An entry of Apple's JWKS: the five fields Apple publishes plus `use`.

@@ -37,6 +37,13 @@ struct NamespaceScope: Sendable, Hashable {
         isDefault ? group : name + "/" + group
     }
 
+    /// The `kid` a bundled key has in this namespace: its own in the default namespace, and
+    /// elsewhere one derived from the namespace and the key, so that each namespace publishes,
+    /// unpublishes and signs with keys of its own (the key pair is the same).
+    func bundledKid(_ kid: String) -> String {
+        isDefault ? kid : IdentifierDerivation.token(purpose: "kid", length: 10, name, kid)
+    }
+
     /// The namespace a stored space name belongs to.
     static func namespace(ofStoredSpace stored: String) -> String {
         guard let slash = stored.firstIndex(of: "/") else { return NamespaceName.default }

@@ -130,6 +130,60 @@ final class Namespaces: Sendable {
         try await records().first { $0.name == name }
     }
 
+    /// The keys every namespace publishes now (on its own clock), each `kid` once, the default
+    /// namespace's first: what `/auth/keys` without a namespace publishes, so that a backend on
+    /// Apple's URLs verifies tokens from any namespace. A key a namespace unpublished stays out.
+    func publishedEverywhere() async throws -> ResolvedKeys {
+        let home = try await defaultState.current()
+        let directory = directory
+        let state = defaultState
+        let base = state.clock.now()
+        var keys = home.keys.entries.filter { $0.entry.isPublished(at: home.now) }
+        var seen = Set(keys.map(\.entry.kid))
+        let others = try await state.base.transaction { raw in
+            var found: [(entry: KeyRoster.Entry, key: SigningKey)] = []
+            let listing = try await ScopedTransaction(raw, scope: .default, directory: directory).list(
+                Spaces.namespaces)
+            for (name, _) in listing {
+                let scope = NamespaceScope(name: name)
+                let own = ScopedTransaction(raw, scope: scope, directory: directory)
+                guard let control = try await own.get(Spaces.control, ControlState.key) else { continue }
+                let now = control.now(base: base)
+                let roster =
+                    control.keys ?? KeyRoster.bundled(state.catalog.keyRing, signingKid: "").renamed(scope.bundledKid)
+                for entry in roster.entries where entry.isPublished(at: now) {
+                    let key: SigningKey?
+                    switch entry.origin {
+                    case .bundled: key = state.keyCache.bundledKey(entry.kid, in: scope, ring: state.catalog.keyRing)
+                    case .generated:
+                        key = try await state.keyCache.key(entry.kid) {
+                            try await own.get(Spaces.generatedKeys, entry.kid)?.pem
+                        }
+                    }
+                    var published = entry
+                    published.retiresAt = nil  // checked on the namespace's own clock
+                    if let key { found.append((published, key)) }
+                }
+            }
+            return found
+        }
+        for other in others where seen.insert(other.entry.kid).inserted { keys.append(other) }
+        return ResolvedKeys(signing: home.keys.signing, entries: keys)
+    }
+
+    /// The control records of `scopes`, in one step (`nil` where a namespace has none).
+    func controls(of scopes: [NamespaceScope]) async throws -> [ControlState?] {
+        let directory = directory
+        return try await defaultState.base.transaction { raw in
+            var controls: [ControlState?] = []
+            for scope in scopes {
+                let own = ScopedTransaction(raw, scope: scope, directory: directory)
+                controls.append(try await own.get(Spaces.control, ControlState.key))
+            }
+            return controls
+        }
+    }
+
     /// Makes the namespace `name` or changes it as `options` says; returns its record and whether
     /// it was made. With `onlyIfNew`, an existing namespace is left as it is.
     @discardableResult
@@ -159,7 +213,8 @@ final class Namespaces: Sendable {
             for client in options.clients ?? [] {
                 if let owner = records.first(where: { $0.name != name && $0.clients.contains(client) }) {
                     throw ControlRefusal.notApplicable(
-                        "client_id \"\(client)\" is claimed by the namespace \"\(owner.name)\"; a client_id belongs to one namespace")
+                        "client_id \"\(client)\" is claimed by the namespace \"\(owner.name)\"; a client_id belongs to one namespace"
+                    )
                 }
             }
             var record =

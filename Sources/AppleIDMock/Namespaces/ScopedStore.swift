@@ -19,7 +19,8 @@ struct ScopedStore: StateStore {
         }
     }
 
-    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
+    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
+    {
         try await base.control(in: scope.storedName(space), ifChangedFrom: known)
     }
 

@@ -10,7 +10,8 @@ struct AnyStoreSpace: Sendable {
     let decode: @Sendable (Data) throws -> any Sendable
     let encode: @Sendable (any Sendable) throws -> Data
     /// Deletes, in one step, the space's entries whose key passes `matching`.
-    let deleteMatching: @Sendable (_ transaction: any StateTransaction, _ matching: (String) -> Bool) async throws -> Void
+    let deleteMatching:
+        @Sendable (_ transaction: any StateTransaction, _ matching: (String) -> Bool) async throws -> Void
 
     init<Value>(_ space: StoreSpace<Value>) {
         name = space.name

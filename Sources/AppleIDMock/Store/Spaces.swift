@@ -17,7 +17,8 @@ enum Spaces {
     /// Refresh tokens; key: the token.
     static let refreshTokens = StoreSpace<RefreshTokenRecord>("refresh_token", onReset: .clears, keys: .issuedValues)
     /// `client_credentials` tokens for user migration; key: the token.
-    static let migrationTokens = StoreSpace<MigrationTokenRecord>("migration_token", onReset: .clears, keys: .issuedValues)
+    static let migrationTokens = StoreSpace<MigrationTokenRecord>(
+        "migration_token", onReset: .clears, keys: .issuedValues)
     /// User access tokens already spent on a migration call; key: the token.
     static let migrationSpent = StoreSpace<Marker>("migration_spent", onReset: .clears, keys: .issuedValues)
     /// The scenario in force, settings, clock offset and transfers; one key, `current`.

@@ -98,11 +98,13 @@ struct TokenIssuance: Sendable {
     }
 
     private static func newTokens(
-        tag: UInt32, for userKey: String, client: World.Client, generation: Int, authTime: Date, nonce: String?, world: World,
+        tag: UInt32, for userKey: String, client: World.Client, generation: Int, authTime: Date, nonce: String?,
+        world: World,
         now: Date, withRefresh: Bool
     ) -> (access: AccessTokenRecord, refresh: RefreshTokenRecord?) {
         let access = AccessTokenRecord(
-            token: OpaqueToken.make(.accessToken, tag: tag), clientId: client.id, appGroupId: client.appGroupId, userKey: userKey,
+            token: OpaqueToken.make(.accessToken, tag: tag), clientId: client.id, appGroupId: client.appGroupId,
+            userKey: userKey,
             expiresAt: now.addingTimeInterval(Double(world.settings.accessTokenLifetimeSeconds)),
             consentGeneration: generation)
         let refresh =

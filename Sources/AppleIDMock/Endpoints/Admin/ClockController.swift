@@ -7,7 +7,8 @@ struct ClockController: Sendable {
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.get(RouterPath(AdminPath.clock)) { _, context in try await self.scoped(context).clock(context) }
-        group.post(RouterPath(AdminPath.clock)) { request, context in try await self.scoped(context).moveClock(request) }
+        group.post(RouterPath(AdminPath.clock)) { request, context in try await self.scoped(context).moveClock(request)
+        }
     }
 
     /// The mock's time as shown.

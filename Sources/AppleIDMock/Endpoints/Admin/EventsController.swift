@@ -9,7 +9,9 @@ struct EventsController: Sendable {
     let logger: Logger
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.events)) { request, context in try await self.scoped(context).trigger(request, context) }
+        group.post(RouterPath(AdminPath.events)) { request, context in
+            try await self.scoped(context).trigger(request, context)
+        }
         group.get(RouterPath(AdminPath.events)) { _, context in try await self.scoped(context).events() }
     }
 

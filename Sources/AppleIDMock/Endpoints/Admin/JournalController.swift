@@ -12,9 +12,13 @@ struct JournalController: Sendable {
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.get(RouterPath(AdminPath.journal)) { request, context in try await self.scoped(context).read(request) }
-        group.post(RouterPath(AdminPath.journalVerify)) { request, context in try await self.scoped(context).verify(request) }
+        group.post(RouterPath(AdminPath.journalVerify)) { request, context in
+            try await self.scoped(context).verify(request)
+        }
         group.delete(RouterPath(AdminPath.journal)) { _, context in
-            Responses.adminJSON(["cleared": try await self.scoped(context).state.clearJournal(recorder: self.scoped(context).journal)])
+            Responses.adminJSON([
+                "cleared": try await self.scoped(context).state.clearJournal(recorder: self.scoped(context).journal)
+            ])
         }
     }
 

@@ -13,7 +13,8 @@ struct KeysAdminController: Sendable {
             try await self.scoped(context).state.restoreBundledKeys()
             return try await self.scoped(context).list()
         }
-        group.post(RouterPath(AdminPath.rotateKey)) { request, context in try await self.scoped(context).rotate(request) }
+        group.post(RouterPath(AdminPath.rotateKey)) { request, context in try await self.scoped(context).rotate(request)
+        }
         for change in MockState.KeyChange.allCases {
             group.post(RouterPath("\(AdminPath.key)/\(change.rawValue)")) { _, context in
                 try await self.scoped(context).state.changeKey(context.parameters.get("kid") ?? "", change)

@@ -18,9 +18,13 @@ struct MailController: Sendable {
             try await self.scoped(context).state.mail.clear()
             return Responses.adminJSON(["cleared": count])
         }
-        group.get(RouterPath(AdminPath.mailEntry)) { _, context in Responses.adminJSON(try await self.scoped(context).record(context)) }
+        group.get(RouterPath(AdminPath.mailEntry)) { _, context in
+            Responses.adminJSON(try await self.scoped(context).record(context))
+        }
         group.get(RouterPath(AdminPath.mailRaw)) { _, context in try await self.scoped(context).raw(context) }
-        group.post(RouterPath(AdminPath.mailReply)) { request, context in try await self.scoped(context).reply(request, context) }
+        group.post(RouterPath(AdminPath.mailReply)) { request, context in
+            try await self.scoped(context).reply(request, context)
+        }
     }
 
     /// Where SMTP listens and where mail goes, for the dashboard and the kits.

@@ -11,9 +11,15 @@ struct MintController: Sendable {
     let journal: JournalRecorder
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.mintIdToken)) { request, context in try await self.scoped(context).idToken(request) }
-        group.post(RouterPath(AdminPath.mintNotification)) { request, context in try await self.scoped(context).notification(request) }
-        group.post(RouterPath(AdminPath.conformance)) { request, context in try await self.scoped(context).conformance(request) }
+        group.post(RouterPath(AdminPath.mintIdToken)) { request, context in
+            try await self.scoped(context).idToken(request)
+        }
+        group.post(RouterPath(AdminPath.mintNotification)) { request, context in
+            try await self.scoped(context).notification(request)
+        }
+        group.post(RouterPath(AdminPath.conformance)) { request, context in
+            try await self.scoped(context).conformance(request)
+        }
     }
 
     // MARK: - Identity tokens

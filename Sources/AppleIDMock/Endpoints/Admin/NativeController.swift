@@ -8,8 +8,12 @@ struct NativeController: Sendable {
     var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.nativeAuthorize)) { request, context in try await self.scoped(context).authorize(request) }
-        group.get(RouterPath(AdminPath.credentialState)) { request, context in try await self.scoped(context).credentialState(request) }
+        group.post(RouterPath(AdminPath.nativeAuthorize)) { request, context in
+            try await self.scoped(context).authorize(request)
+        }
+        group.get(RouterPath(AdminPath.credentialState)) { request, context in
+            try await self.scoped(context).credentialState(request)
+        }
     }
 
     private func authorize(_ request: Request) async throws -> Response {

@@ -8,17 +8,21 @@ struct NotificationsController: Sendable {
     var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.notifications)) { request, context in try await self.scoped(context).list(request) }
+        group.get(RouterPath(AdminPath.notifications)) { request, context in
+            try await self.scoped(context).list(request)
+        }
         group.get(RouterPath(AdminPath.notification)) { _, context in
             let id = context.parameters.get("id") ?? ""
             guard let record = try await self.scoped(context).state.notification(id) else {
                 throw ControlRefusal.notFound("no notification \"\(id)\"")
             }
-            return Responses.adminJSON(self.scoped(context).view(record, signing: try await context.active(in: self.scoped(context).state)))
+            return Responses.adminJSON(
+                self.scoped(context).view(record, signing: try await context.active(in: self.scoped(context).state)))
         }
         group.post(RouterPath(AdminPath.redeliver)) { _, context in
             let record = try await self.scoped(context).state.redeliver(context.parameters.get("id") ?? "")
-            return Responses.adminJSON(self.scoped(context).view(record, signing: try await self.scoped(context).state.current()))
+            return Responses.adminJSON(
+                self.scoped(context).view(record, signing: try await self.scoped(context).state.current()))
         }
     }
 

@@ -10,9 +10,12 @@ struct ScenariosController: Sendable {
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.get(RouterPath(AdminPath.scenario)) { _, context in try await self.scoped(context).scenario(context) }
-        group.put(RouterPath(AdminPath.scenario)) { request, context in try await self.scoped(context).switchScenario(request) }
+        group.put(RouterPath(AdminPath.scenario)) { request, context in
+            try await self.scoped(context).switchScenario(request)
+        }
         group.get(RouterPath(AdminPath.scenarios)) { _, context in try await self.scoped(context).scenarios(context) }
-        group.post(RouterPath(AdminPath.scenarios)) { request, context in try await self.scoped(context).upload(request) }
+        group.post(RouterPath(AdminPath.scenarios)) { request, context in try await self.scoped(context).upload(request)
+        }
     }
 
     /// The active scenario: as the request found it, or (without `context`) read after a change.

@@ -19,7 +19,9 @@ struct TransfersController: Sendable {
     }
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(AdminPath.transfers)) { request, context in try await self.scoped(context).start(request, context) }
+        group.post(RouterPath(AdminPath.transfers)) { request, context in
+            try await self.scoped(context).start(request, context)
+        }
         group.get(RouterPath(AdminPath.transfers)) { _, context in try await self.scoped(context).list(context) }
     }
 

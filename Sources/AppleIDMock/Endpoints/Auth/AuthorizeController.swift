@@ -10,12 +10,22 @@ struct AuthorizeController: Sendable {
     /// The configured base URL (no trailing slash), for the consent form's action; `nil`: relative.
     let publicBaseURL: String?
     let logger: Logger
+    /// The namespace's path prefix the request came under (`/ns/{name}`, or empty).
+    var pathPrefix = ""
+
+    /// This controller for `context`: in its namespace's world, with its path prefix (the consent
+    /// form posts back under it).
+    private func serving(_ context: MockRequestContext) -> Self {
+        var copy = scoped(context)
+        copy.pathPrefix = context.namespaceRequest.pathPrefix
+        return copy
+    }
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.get(RouterPath(ApplePath.authorize)) { request, context in
             let form = try RequestReading.query(request, context: context)
-            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) {
-                try await self.scoped(context).start(form, active: $0, journal: context.journal)
+            return try await self.serving(context).state.rerunningAfterResets(from: context.active) {
+                try await self.serving(context).start(form, active: $0, journal: context.journal)
             }
         }
         group.post(RouterPath(ApplePath.authorize)) { request, context in
@@ -23,8 +33,8 @@ struct AuthorizeController: Sendable {
             if RequestReading.isForm(request) {
                 form = try await RequestReading.bodyForm(request, context: context).merging(fallback: form)
             }
-            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) { [form] in
-                try await self.scoped(context).start(form, active: $0, journal: context.journal)
+            return try await self.serving(context).state.rerunningAfterResets(from: context.active) { [form] in
+                try await self.serving(context).start(form, active: $0, journal: context.journal)
             }
         }
         group.post(RouterPath(ApplePath.consent)) { request, context in
@@ -32,8 +42,8 @@ struct AuthorizeController: Sendable {
                 throw AppleError.invalidRequest("the consent form must be form-urlencoded")
             }
             let form = try await RequestReading.bodyForm(request, context: context)
-            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) {
-                try await self.scoped(context).consent(form, active: $0, journal: context.journal)
+            return try await self.serving(context).state.rerunningAfterResets(from: context.active) {
+                try await self.serving(context).consent(form, active: $0, journal: context.journal)
             }
         }
     }
@@ -56,7 +66,7 @@ struct AuthorizeController: Sendable {
             return try await complete(
                 authorization, userKey: user.key, hidesEmail: user.hideEmail, active: active, journal: journal)
         }
-        let action = (publicBaseURL ?? "") + ApplePath.absolute(ApplePath.consent)
+        let action = (publicBaseURL ?? "") + pathPrefix + ApplePath.absolute(ApplePath.consent)
         let groupId = authorization.client.appGroupId
         let returning = try await state.withSession(active) { session, world in
             var keys = Set<String>()

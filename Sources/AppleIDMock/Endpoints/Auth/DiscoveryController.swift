@@ -17,7 +17,9 @@ struct DiscoveryController: Sendable {
 
     /// `GET` and, as `GET` without the body, `HEAD`.
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(ApplePath.discovery)) { request, context in await self.scoped(context).discovery(request, context) }
+        group.get(RouterPath(ApplePath.discovery)) { request, context in
+            await self.scoped(context).discovery(request, context)
+        }
         group.head(RouterPath(ApplePath.discovery)) { request, context in
             await self.scoped(context).discovery(request, context).createHeadResponse()
         }
@@ -26,7 +28,8 @@ struct DiscoveryController: Sendable {
     /// The document; Apple's issuer when the state cannot be read (discovery never failed before
     /// the setting existed, and a store outage should not change that).
     private func discovery(_ request: Request, _ context: MockRequestContext) async -> Response {
-        let baseURL = address.baseURL(for: request)
+        // Under a namespace's prefix, its endpoints carry the prefix (the issuer stays Apple's).
+        let baseURL = address.baseURL(for: request) + context.namespaceRequest.pathPrefix
         let issuer = (try? await context.active(in: state))?.world.settings.discoveryIssuer ?? .appleid
         return Responses.appleJSON(
             body: documents.value(for: issuer.rawValue + " " + baseURL) {

@@ -8,7 +8,9 @@ struct TokenController: Sendable {
     var state: MockState
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.post(RouterPath(ApplePath.token)) { request, context in try await self.scoped(context).token(request, context) }
+        group.post(RouterPath(ApplePath.token)) { request, context in
+            try await self.scoped(context).token(request, context)
+        }
     }
 
     private func token(_ request: Request, _ context: MockRequestContext) async throws -> Response {

@@ -65,7 +65,8 @@ final class MemoryStore: StateStore {
         watch.committed(changes)
     }
 
-    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
+    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
+    {
         // A change made before this call began was published before its step released the lock.
         // One revision counts every namespace's control record: a namespace asked again after
         // another's change reads its record again (and keeps its world when the record is the same).

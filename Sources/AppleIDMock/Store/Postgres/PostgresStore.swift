@@ -180,7 +180,8 @@ final class PostgresStore: StateStore, Service {
         }
     }
 
-    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
+    func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
+    {
         try await withDeadline {
             try await self.withConnection { connection in
                 let rows = try await connection.query(

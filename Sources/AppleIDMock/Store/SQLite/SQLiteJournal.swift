@@ -141,7 +141,9 @@ final class SQLiteJournal: StoreJournal, Service {
                             [.text(ref.space), .text(ref.key)])
                         continue
                     }
-                    guard let coding = Spaces.registeredSpace(named: ref.space) else { throw UnknownSpace(name: ref.space) }
+                    guard let coding = Spaces.registeredSpace(named: ref.space) else {
+                        throw UnknownSpace(name: ref.space)
+                    }
                     let text = String(decoding: try coding.encode(entry.value), as: UTF8.self)
                     _ = try await connection.query(
                         """

@@ -1,0 +1,24 @@
+import Foundation
+
+/// A namespace as the control plane shows it: its record, its scenario and identities (from its
+/// control record), and how many entries it holds in the spaces a tester watches.
+struct NamespaceView: Encodable, Sendable {
+    var name: String
+    var scenario: String
+    var identities: NamespaceIdentities
+    var clients: [String]
+    /// `nil` for the default namespace, which never expires.
+    var idleTtlSeconds: Int?
+    var createdAt: String?
+    var lastUsedAt: String?
+    /// The path prefix of its URLs.
+    var pathPrefix: String
+    /// Entries per space: consents, journal, notifications, events, mail.
+    var counts: [String: Int]
+
+    /// The spaces counted, by the name shown.
+    static let countedSpaces: [(shown: String, space: String)] = [
+        ("consents", Spaces.consents.name), ("journal", Spaces.journal.name),
+        ("notifications", Spaces.outbox.name), ("events", Spaces.eventLog.name), ("mail", Spaces.mail.name),
+    ]
+}

@@ -12,6 +12,8 @@ struct JournalQuery: Sendable {
     var since: Date?
     /// At most this many entries.
     var limit = 100
+    /// Every namespace's entries (`namespace=*`), not only the namespace asked.
+    var everyNamespace = false
 
     init() {}
 

@@ -5,43 +5,39 @@ import Logging
 /// messages in store steps, journals each attempt (endpoint `smtp`), and copies relayed messages
 /// to `--smtp-forward`.
 struct MailDesk: Sendable {
-    /// The relay's steps on the state.
-    let steps: MailSteps
+    /// Every namespace's world: a recipient's relay address names the namespace whose mailbox and
+    /// rules apply (`Namespaces.state(forRelayAddress:)`).
+    let namespaces: Namespaces
     /// Where attempts are journaled.
     let journal: JournalRecorder
     /// Where relayed messages are copied (`--smtp-forward`; `nil`: nowhere).
     let forwardServer: SMTPAddress?
     let logger: Logger
 
-    init(steps: MailSteps, journal: JournalRecorder, forwardServer: SMTPAddress?, logger: Logger) {
-        self.steps = steps
-        self.journal = journal
-        self.forwardServer = forwardServer
-        self.logger = logger
-    }
-
     /// The desk of a server's services.
     init(services: MockServices) {
-        self.init(
-            steps: services.state.mail, journal: services.journal,
-            forwardServer: services.mail.configuration.forward, logger: services.logger)
+        namespaces = services.namespaces
+        journal = services.journal
+        forwardServer = services.mail.configuration.forward
+        logger = services.logger
     }
 
     /// The refusal for a recipient, or `nil` when it is accepted.
     func checkRecipient(_ address: String, sender: String, overTLS: Bool) async -> SMTPReply? {
         let started = JournalStart()
         do {
+            let steps = try await namespaces.state(forRelayAddress: address).mail
             let decision = try await steps.checkRecipient(
                 address, sender: sender, overTLS: overTLS, wallTime: started.wallTime)
             switch decision.result {
             case .success(let target):
                 journal(
-                    "RCPT", now: decision.now, started: started, userKey: target.userKey, status: 250, outcome: .ok,
-                    reason: nil)
+                    "RCPT", in: steps, now: decision.now, started: started, userKey: target.userKey, status: 250,
+                    outcome: .ok, reason: nil)
                 return nil
             case .failure(let refusal):
                 journal(
-                    "RCPT", now: decision.now, started: started, userKey: decision.record?.userKey,
+                    "RCPT", in: steps, now: decision.now, started: started, userKey: decision.record?.userKey,
                     status: refusal.reply.code, outcome: refusal.outcome.journalOutcome, reason: refusal.reason)
                 return refusal.reply
             }
@@ -50,25 +46,47 @@ struct MailDesk: Sendable {
         }
     }
 
-    /// The answer to a message after DATA; relayed copies then go to `--smtp-forward`.
+    /// The answer to a message after DATA; relayed copies then go to `--smtp-forward`. Recipients
+    /// of several namespaces are delivered in each one's world; the answer is the first refusal,
+    /// if any.
     func deliver(_ envelope: SMTPEnvelope) async -> (reply: SMTPReply, forward: @Sendable () async -> Void) {
         let started = JournalStart()
         do {
-            let decision = try await steps.deliver(envelope, wallTime: started.wallTime)
-            for record in decision.records {
-                journal(
-                    "DATA", now: decision.now, started: started, userKey: record.userKey, status: decision.reply.code,
-                    outcome: record.outcome.journalOutcome, reason: record.reason)
+            var groups: [(steps: MailSteps, recipients: [String])] = []
+            for recipient in envelope.recipients {
+                let state = try await namespaces.state(forRelayAddress: recipient)
+                if let index = groups.firstIndex(where: { $0.steps.state === state }) {
+                    groups[index].recipients.append(recipient)
+                } else {
+                    groups.append((state.mail, [recipient]))
+                }
+            }
+            if groups.isEmpty { groups = [(namespaces.defaultState.mail, [])] }
+            var reply: SMTPReply?
+            var delivered: [(record: MailRecord, message: MailMessage)] = []
+            var outcomes: [String] = []
+            for (steps, recipients) in groups {
+                var part = envelope
+                part.recipients = recipients
+                let decision = try await steps.deliver(part, wallTime: started.wallTime)
+                for record in decision.records {
+                    journal(
+                        "DATA", in: steps, now: decision.now, started: started, userKey: record.userKey,
+                        status: decision.reply.code, outcome: record.outcome.journalOutcome, reason: record.reason)
+                }
+                if reply == nil || (reply?.code == 250 && decision.reply.code != 250) { reply = decision.reply }
+                delivered += decision.delivered
+                outcomes.append(decision.records.first?.outcome.rawValue ?? "none")
             }
             logger.info(
                 "relay mail",
                 metadata: [
-                    "idp.outcome": .string(decision.records.first?.outcome.rawValue ?? "none"),
+                    "idp.outcome": .string(outcomes.joined(separator: ",")),
                     "idp.recipients": .stringConvertible(envelope.recipients.count),
                 ])
-            let delivered = decision.delivered
             let received = envelope.message
-            return (decision.reply, { await forward(delivered, received: received) })
+            let answer = reply ?? SMTPReply(554, "5.5.1", "Error: no valid recipients")
+            return (answer, { [delivered] in await forward(delivered, received: received) })
         } catch {
             return (unavailable(error), {})
         }
@@ -92,7 +110,8 @@ struct MailDesk: Sendable {
                 logger.notice(
                     "relay forward failed", metadata: ["idp.mail": .string(record.id), "error": .string(outcome)])
             }
-            _ = try? await steps.update(record.id) { $0.forward = outcome }
+            let steps = (try? await namespaces.state(for: record.namespace ?? NamespaceName.default))?.mail
+            _ = try? await steps?.update(record.id) { $0.forward = outcome }
         }
     }
 
@@ -103,8 +122,8 @@ struct MailDesk: Sendable {
     }
 
     private func journal(
-        _ method: String, now: Date, started: JournalStart, userKey: String?, status: Int, outcome: JournalOutcome,
-        reason: String?
+        _ method: String, in steps: MailSteps, now: Date, started: JournalStart, userKey: String?, status: Int,
+        outcome: JournalOutcome, reason: String?
     ) {
         journal.record(JournalEndpoint.smtp, in: steps.state.scope, started: started, mockTime: now, outcome: outcome) {
             $0.method = method

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// `/__admin/journal`: what backends sent to `/auth/*` and how the mock answered, and every
 /// notification attempt, newest first, with filters (`endpoint`, `clientId`, `user`, `outcome`,
-/// `since`, `limit`), waiting with `waitSeconds` until `minCount` entries match; `DELETE` clears
+/// `since`, `limit`; `namespace=*` on the default namespace's reads every namespace's), waiting with `waitSeconds` until `minCount` entries match; `DELETE` clears
 /// it; `POST /__admin/journal/verify` checks a count or a sequence, with near misses when it fails.
 struct JournalController: Sendable {
     var state: MockState
@@ -33,9 +33,19 @@ struct JournalController: Sendable {
             /// Whether `minCount` (1 by default) entries passed them.
             var reached: Bool?
         }
+        if query.everyNamespace, !state.scope.isDefault {
+            throw ControlRefusal.invalidQuery(
+                "namespace", "namespace=* reads every namespace from the default namespace's control plane only")
+        }
         let (matching, reached) = try await wait.run(
             .journal, watch: state.store.watch,
-            read: { query.matching(try await self.state.journal(recorder: self.journal)) },
+            read: {
+                let entries =
+                    query.everyNamespace
+                    ? try await self.state.journalOfEveryNamespace(recorder: self.journal)
+                    : try await self.state.journal(recorder: self.journal)
+                return query.matching(entries)
+            },
             satisfied: { $0.count >= wait.target })
         return Responses.adminJSON(
             Listing(
@@ -71,6 +81,15 @@ struct JournalController: Sendable {
                 } else {
                     problem("endpoint", "\"\(value)\" is not one of: \(endpoints.joined(separator: ", "))")
                 }
+            case "namespace":
+                if value == "*" {
+                    query.everyNamespace = true
+                } else {
+                    problem(
+                        "namespace",
+                        "only * (every namespace) is accepted; name one namespace with the /ns/{name} prefix or the \(NamespaceName.header) header"
+                    )
+                }
             case "clientId": query.clientId = value
             case "user": query.user = value
             case "outcome": query.outcome = value
@@ -92,7 +111,8 @@ struct JournalController: Sendable {
                 if wait.read(key, value, into: &reader) { continue }
                 problem(
                     String(key),
-                    "unknown filter; filters: endpoint, clientId, user, outcome, since, limit, waitSeconds, minCount")
+                    "unknown filter; filters: endpoint, clientId, user, outcome, since, limit, namespace, waitSeconds, minCount"
+                )
             }
         }
         try reader.refuseQueryIfInvalid()

@@ -183,7 +183,8 @@ struct MailController: Sendable {
             id: id, at: active.now, wallTime: wallTime, direction: .reply, outcome: .sent, smtpReply: "",
             envelopeSender: reply.sender, recipient: reply.recipient, userKey: original.userKey,
             teamId: original.teamId, from: reply.sender, subject: reply.subject, messageId: reply.messageId,
-            size: reply.message.count, overTLS: false, hasRaw: true, inReplyTo: original.id)
+            size: reply.message.count, overTLS: false, hasRaw: true, inReplyTo: original.id,
+            namespace: state.scope.name)
         // The day's limit is checked and counted in one step, just before sending.
         let reservedOn: Date
         switch try await state.mail.reserveReply(from: original.recipient) {

@@ -42,6 +42,8 @@ struct MailRecord: Codable, Sendable, Equatable {
     var forward: String?
     /// For replies: the id of the message answered.
     var inReplyTo: String?
+    /// The namespace whose mailbox holds it (`nil` in records written before namespaces).
+    var namespace: String?
 
     /// A new record id that sorts by `wallTime`.
     static func newId(at wallTime: Date) -> String {

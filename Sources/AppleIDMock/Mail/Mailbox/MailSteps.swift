@@ -35,7 +35,7 @@ struct MailSteps: Sendable {
                 id: MailRecord.newId(at: wallTime), at: now, wallTime: wallTime, direction: .inbound,
                 outcome: refusal.outcome, reason: refusal.reason, smtpReply: refusal.reply.description,
                 envelopeSender: sender, recipient: address.lowercased(), userKey: facts?.userKey, teamId: facts?.teamId,
-                overTLS: overTLS, hasRaw: false)
+                overTLS: overTLS, hasRaw: false, namespace: state.scope.name)
             try await Self.keep(record, message: nil, transaction: transaction)
             return RecipientDecision(result: result, record: record, now: now)
         }
@@ -91,7 +91,7 @@ struct MailSteps: Sendable {
                 for address in recipients {
                     var record = Self.record(
                         envelope, headers: headers, recipient: address, now: now, wallTime: wallTime,
-                        outcome: refusal.outcome)
+                        outcome: refusal.outcome, namespace: self.state.scope.name)
                     if records.isEmpty { record.id = firstId }
                     record.reason = refusal.reason
                     record.smtpReply = refusal.reply.description
@@ -111,7 +111,7 @@ struct MailSteps: Sendable {
             for (position, drop) in dropped.enumerated() {
                 var record = Self.record(
                     envelope, headers: headers, recipient: drop.address, now: now, wallTime: wallTime,
-                    outcome: .dropped)
+                    outcome: .dropped, namespace: self.state.scope.name)
                 if position == 0 && targets.isEmpty { record.id = firstId }
                 record.reason =
                     "mailUnregisteredSenders is drop, so accepted and never delivered: " + drop.refusal.reason
@@ -127,7 +127,7 @@ struct MailSteps: Sendable {
             for (position, target) in targets.enumerated() {
                 var record = Self.record(
                     envelope, headers: headers, recipient: target.address, now: now, wallTime: wallTime,
-                    outcome: .relayed)
+                    outcome: .relayed, namespace: self.state.scope.name)
                 // The reply's "queued as" names the first recipient's entry.
                 if position == 0 { record.id = firstId }
                 record.userKey = target.userKey
@@ -351,13 +351,13 @@ struct MailSteps: Sendable {
 
     private static func record(
         _ envelope: SMTPEnvelope, headers: MessageHeaders, recipient: String, now: Date, wallTime: Date,
-        outcome: MailOutcome
+        outcome: MailOutcome, namespace: String
     ) -> MailRecord {
         MailRecord(
             id: MailRecord.newId(at: wallTime), at: now, wallTime: wallTime, direction: .inbound, outcome: outcome,
             smtpReply: "", envelopeSender: envelope.sender, recipient: recipient.lowercased(),
             from: headers.first("From"), subject: headers.subject, messageId: headers.first("Message-ID"),
-            size: envelope.message.count, overTLS: envelope.overTLS, hasRaw: false)
+            size: envelope.message.count, overTLS: envelope.overTLS, hasRaw: false, namespace: namespace)
     }
 }
 

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Testing
+
+@testable import AppleIDMock
+
+/// The pure rules of namespaces: names, the path prefix, the cookie, the tag a code or token
+/// carries, where a namespace's entries are stored, and its identifiers and key ids.
+@Suite("Namespaces: rules")
+struct NamespaceRulesTests {
+    @Test("a name is 1 to 64 of A-Z a-z 0-9 . _ -; anything else is named in the refusal")
+    func names() {
+        for good in ["a", "team-a", "Team_A.1", String(repeating: "x", count: 64), "default", UUID().uuidString] {
+            #expect(NamespaceName.problem(good) == nil, "\(good)")
+        }
+        #expect(NamespaceName.problem("")?.contains("empty") == true)
+        #expect(NamespaceName.problem(String(repeating: "x", count: 65))?.contains("at most 64") == true)
+        #expect(NamespaceName.problem("team a")?.contains("\" \"") == true)
+        #expect(NamespaceName.problem("a/b")?.contains("\"/\"") == true)
+        #expect(NamespaceName.problem("é")?.contains("\"é\"") == true)
+        #expect(NamespaceName.problem("a\u{0}b")?.contains("control character") == true)
+    }
+
+    @Test("the prefix /ns/{name} is split from the rest of the target, which always begins with /")
+    func prefix() {
+        typealias Responder = NamespacePrefixResponder<NoResponder>
+        #expect(Responder.splitPrefix("/ns/team-a/auth/token?x=1")! == ("team-a", "/auth/token?x=1"))
+        #expect(Responder.splitPrefix("/ns/team-a")! == ("team-a", "/"))
+        #expect(Responder.splitPrefix("/ns/team-a?x=1")! == ("team-a", "/?x=1"))
+        #expect(Responder.splitPrefix("/ns//auth/keys")! == ("", "/auth/keys"))
+        #expect(Responder.splitPrefix("/nsx/a/auth") == nil)
+        #expect(Responder.splitPrefix("/auth/ns/a") == nil)
+        #expect(RouteGroup(path: "/ns/team-a/auth/token") == .apple(endpoint: "token"))
+        #expect(RouteGroup(path: "/ns/team-a/__admin/clock") == .controlPlane(dashboardFile: false))
+        #expect(RouteGroup(path: "/ns/team-a/__admin/") == .controlPlane(dashboardFile: true))
+    }
+
+    @Test("the dashboard's cookie is read among others; a badly formed one is ignored")
+    func cookie() {
+        var headers = HTTPFields()
+        headers[.cookie] = "a=1; apple_id_mock_namespace=team-a; b=2"
+        #expect(NamespaceRequest.cookie(in: headers) == "team-a")
+        headers[.cookie] = "apple_id_mock_namespace=bad name"
+        #expect(NamespaceRequest.cookie(in: headers) == nil)
+        #expect(NamespaceRequest.cookie(in: HTTPFields()) == nil)
+    }
+
+    @Test("a code or token carries its namespace's tag, hidden in bits that still look random")
+    func tags() {
+        for tag: UInt32 in [0, 1, 0xFFFF_FFFF, NamespaceScope(name: "team-a").tag] {
+            for kind in OpaqueToken.Kind.allCases {
+                let value = OpaqueToken.make(kind, tag: tag)
+                #expect(OpaqueToken.parse(value)?.kind == kind)
+                #expect(OpaqueToken.tag(of: value) == tag)
+            }
+        }
+        // The default namespace's values do not share a visible marker.
+        let heads = Set((0..<64).map { _ in OpaqueToken.make(.refreshToken).prefix(9) })
+        #expect(heads.count > 60)
+        #expect(OpaqueToken.tag(of: "not a token") == nil)
+    }
+
+    @Test("a namespace's entries: its own copy of each space, groups prefixed, codes and tokens shared")
+    func storage() {
+        let scope = NamespaceScope(name: "team-a")
+        #expect(scope.storedName("consent") == "team-a/consent")
+        #expect(NamespaceScope.default.storedName("consent") == "consent")
+        #expect(scope.storedGroup("sam\u{1F}group") == "team-a/sam\u{1F}group")
+        #expect(NamespaceScope.namespace(ofStoredSpace: "team-a/outbox") == "team-a")
+        #expect(NamespaceScope.namespace(ofStoredSpace: "outbox") == "default")
+        #expect(Spaces.baseName(of: "team-a/outbox") == "outbox")
+        #expect(Spaces.registeredSpace(named: "team-a/journal")?.name == "journal")
+        #expect(Spaces.registeredSpace(named: "team-a/nothing") == nil)
+        #expect(scope.tag != 0 && scope.tag == NamespaceScope(name: "team-a").tag)
+        #expect(NamespaceScope(name: "default").tag == 0)
+        #expect(Spaces.refreshTokens.keys == .issuedValues && Spaces.consents.keys == .perNamespace)
+    }
+
+    @Test("identities: own mixes the namespace into sub and relay address; shared keeps the default's")
+    func identities() throws {
+        let scenario = try Fixture.defaultWorld().scenario
+        let home = World(scenario: scenario)
+        let own = World(scenario: scenario, identityNamespace: "team-a")
+        let other = World(scenario: scenario, identityNamespace: "team-b")
+        let sam = try #require(home.users["sam"])
+        #expect(home.subject(of: sam, teamId: Fixture.teamId) != own.subject(of: sam, teamId: Fixture.teamId))
+        #expect(own.subject(of: sam, teamId: Fixture.teamId) != other.subject(of: sam, teamId: Fixture.teamId))
+        #expect(
+            own.subject(of: sam, teamId: Fixture.teamId)
+                == World(scenario: scenario, identityNamespace: "team-a")
+                .subject(of: sam, teamId: Fixture.teamId))
+        #expect(home.relayEmail(of: sam, teamId: Fixture.teamId) != own.relayEmail(of: sam, teamId: Fixture.teamId))
+        #expect(own.relayOwner(of: own.relayEmail(of: sam, teamId: Fixture.teamId))?.user.key == "sam")
+        #expect(home.relayOwner(of: own.relayEmail(of: sam, teamId: Fixture.teamId)) == nil)
+    }
+
+    @Test("each namespace has its own kids for the bundled keys, the same key pair")
+    func kids() {
+        let team = NamespaceScope(name: "team-a")
+        #expect(NamespaceScope.default.bundledKid("Mk7pQ2xR9a") == "Mk7pQ2xR9a")
+        #expect(team.bundledKid("Mk7pQ2xR9a") != "Mk7pQ2xR9a")
+        #expect(team.bundledKid("Mk7pQ2xR9a") == NamespaceScope(name: "team-a").bundledKid("Mk7pQ2xR9a"))
+        #expect(team.bundledKid("Mk7pQ2xR9a") != NamespaceScope(name: "team-b").bundledKid("Mk7pQ2xR9a"))
+    }
+}
+
+/// A responder that never answers: `NamespacePrefixResponder`'s static rules need a type.
+struct NoResponder: HTTPResponder {
+    typealias Context = MockRequestContext
+    func respond(to request: Request, context: Context) async throws -> Response { Response(status: .notFound) }
+}

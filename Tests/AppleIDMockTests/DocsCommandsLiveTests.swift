@@ -57,6 +57,15 @@ struct DocsCommandsLiveTests {
             expected: ["HTTP/1.1 503", #""expected" : "reject""#, #""verdict""#]),
         Walkthrough(blocks: [("docs/control-plane.md", 1)], expected: verifyExpected),
         Walkthrough(blocks: [("README.md", 3)], expected: verifyExpected),
+        Walkthrough(
+            blocks: [("README.md", 5)],
+            expected: [#""pathPrefix" : "/ns/alice""#, #""offsetSeconds" : 86400"#, #""offsetSeconds" : 0"#]),
+        Walkthrough(
+            blocks: [("docs/namespaces.md", 0)],
+            expected: [
+                #""pathPrefix" : "/ns/alice""#, #""offsetSeconds" : 86400"#, #""type" : "account-delete""#,
+                #""token_type":"Bearer""#, #""offsetSeconds" : 0"#, #""deleted" : "alice""#,
+            ]),
     ]
 
     /// What the "Verify what your backend did" walkthrough shows.

@@ -12,8 +12,9 @@ struct MockRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The request's connection.
     let channel: any Channel
-    /// The state in force when the request started (set by `DueEventsMiddleware`; `nil` if the
-    /// store could not be read, so the endpoint reads it again and reports the outage).
+    /// The state in force when the request started (set by `NamespaceMiddleware`, or for Apple's
+    /// calls `AppleCallMiddleware`; `nil` if the store could not be read, so the endpoint reads it
+    /// again and reports the outage).
     var active: ActiveScenario?
     /// What an `/auth/*` call learns for its journal entry (set by `AppleCallMiddleware`; `nil`
     /// elsewhere): the user, the client secret's key, why it was refused, what it handed out.

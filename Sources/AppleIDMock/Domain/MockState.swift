@@ -216,11 +216,4 @@ final class MockState: Sendable {
         epochs.observe(result.1)
         return result.0
     }
-
-    // MARK: - Housekeeping
-
-    /// Deletes codes and tokens that expired on the mock's clock; returns how many.
-    func sweep() async throws -> Int {
-        try await store.sweep(expiredBefore: try await current().now)
-    }
 }

@@ -4,7 +4,6 @@ their own, share one mock and pick their namespace in the dashboard's header; wh
 the browser's unprefixed sign-ins to the picked namespace, and Sign in with Apple JS served under
 /ns/{name}/ opens its popup under that prefix."""
 
-import json
 import subprocess
 import tempfile
 import urllib.parse
@@ -13,7 +12,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import Receiver, default_scenario, new_browser, section_screenshot
+from conftest import default_scenario, new_browser, section_screenshot
 from test_dashboard import answer_dialog, click, confirm_dialog, wait, wait_result
 from test_web_popup import SCRIPT_PATH, ExampleApp, open_page, result, status, switch_to_popup
 
@@ -275,4 +274,22 @@ def test_sign_in_with_apple_js_served_under_a_namespace_opens_its_popup_there(mo
 def test_the_dashboard_under_a_prefix_without_its_trailing_slash_loads(mock, browser):
     open_dashboard(browser, mock.url + "/ns/team-c/__admin")
     assert header(browser, "namespace") == "team-c"
-    assert json.loads(json.dumps(mock.admin("GET", "/__admin/namespaces/team-c")))["name"] == "team-c"
+    assert mock.admin("GET", "/__admin/namespaces/team-c")["name"] == "team-c"
+
+
+def test_the_picker_fits_a_phone(mock):
+    mock.admin("PUT", "/__admin/namespaces/team-a", {})
+    phone = new_browser(390, 844)
+    try:
+        open_dashboard(phone, mock.url + "/ns/team-a/__admin/")
+        click(phone, By.CSS_SELECTOR, "#namespace-manage summary")
+        wait(phone, lambda d: d.find_elements(By.CSS_SELECTOR, "#namespace-table tr[data-namespace=team-a]"),
+             "the namespaces are listed")
+        overflow = phone.execute_script("""
+            const width = document.documentElement.clientWidth;
+            return [...document.querySelectorAll('#namespace-bar *')].filter((el) =>
+              !el.closest('.table-wrap') && el.getBoundingClientRect().right > width + 1
+            ).map((el) => el.tagName + '.' + el.className);""")
+        assert overflow == []
+    finally:
+        phone.quit()

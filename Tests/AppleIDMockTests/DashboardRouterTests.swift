@@ -14,16 +14,26 @@ struct DashboardRouterTests {
     func page() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in
-            for uri in ["/__admin/", "/__admin"] {
+            for uri in ["/__admin/", "/ns/team-a/__admin/"] {
                 let page = try await client.execute(uri: uri, method: .get)
                 #expect(page.status == .ok)
                 #expect(page.headers[.contentType] == "text/html; charset=utf-8")
-                #expect(page.text.contains(#"<script type="module" src="/__admin/dashboard/main.js">"#))
+                // Relative: under a namespace's prefix the page's files come from under it too.
+                #expect(page.text.contains(#"<script type="module" src="dashboard/main.js">"#))
                 let policy = try #require(page.headers[.contentSecurityPolicy])
                 #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"))
                 #expect(policy.contains("frame-ancestors 'none'"))
                 #expect(page.headers[.xContentTypeOptions] == "nosniff")
             }
+            // Without its slash the page's relative files would miss: it is sent to its folder.
+            for (uri, folder) in [
+                ("/__admin", "/__admin/"), ("/ns/team-a/__admin?x=1", "/ns/team-a/__admin/?x=1"),
+            ] {
+                let moved = try await client.execute(uri: uri, method: .get)
+                #expect(moved.status == .permanentRedirect)
+                #expect(moved.headers[.location] == folder)
+            }
+            #expect(try await client.execute(uri: "/ns/team-a/__admin/dashboard/main.js", method: .get).status == .ok)
             // Every module the page imports is served, as JavaScript; no file outside is reachable.
             let page = try await client.execute(uri: "/__admin/", method: .get).text
             let main = try await client.execute(uri: "/__admin/dashboard/main.js", method: .get)
@@ -33,7 +43,7 @@ struct DashboardRouterTests {
             for module in imports {
                 #expect(try await client.execute(uri: "/__admin/dashboard/\(module)", method: .get).status == .ok)
             }
-            for asset in page.matches(of: /href="\/__admin\/dashboard\/([a-z.]+)"/).map({ String($0.output.1) }) {
+            for asset in page.matches(of: /href="dashboard\/([a-z.]+)"/).map({ String($0.output.1) }) {
                 #expect(try await client.execute(uri: "/__admin/dashboard/\(asset)", method: .get).status == .ok)
             }
             for missing in ["nope.js", "..%2Fopenapi.json", "%2E%2E"] {

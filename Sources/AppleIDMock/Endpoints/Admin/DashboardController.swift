@@ -16,10 +16,24 @@ struct DashboardController: Sendable {
     ]
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get { request, _ in try Self.serve("index.html", request) }
+        group.get { request, context in
+            // The page names its files relative to itself (so that under /ns/{name}/__admin/ they
+            // come from the namespace's prefix): it must be read at the folder, with its slash.
+            guard request.uri.path.hasSuffix("/") else { return Self.toFolder(request, context) }
+            return try Self.serve("index.html", request)
+        }
         group.get(RouterPath(AdminPath.dashboardFile)) { request, context in
             try Self.serve(context.parameters.get("file") ?? "", request)
         }
+    }
+
+    /// `/__admin` (under its namespace's prefix, if any) sent to `/__admin/`, its query kept.
+    private static func toFolder(_ request: Request, _ context: MockRequestContext) -> Response {
+        let query = request.uri.query.map { "?\($0)" } ?? ""
+        let location = "\(context.namespaceRequest.pathPrefix)\(request.uri.path)/\(query)"
+        var headers = securityHeaders
+        headers[.location] = location
+        return Response(status: .permanentRedirect, headers: headers)
     }
 
     private static func serve(_ name: String, _ request: Request) throws(ControlRefusal) -> Response {

@@ -1,7 +1,38 @@
-// The control plane's JSON API as the dashboard calls it: same origin, the admin token (if any)
-// in an Authorization header, and errors turned into ApiError with the server's problems.
+// The control plane's JSON API as the dashboard calls it: same origin, under the page's namespace
+// prefix (a page at /ns/team-a/__admin/ calls /ns/team-a/__admin/…), the admin token (if any) in an
+// Authorization header, and errors turned into ApiError with the server's problems.
 
 const TOKEN_KEY = "apple-id-mock.admin-token";
+
+/** A namespace's name: 1 to 64 of A-Z a-z 0-9 . _ - (the server's rule). */
+export const NAMESPACE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+/** The namespace every request without one is in. */
+export const DEFAULT_NAMESPACE = "default";
+
+/** The namespace the page was opened under: `/ns/{name}/__admin/` gives `name`, otherwise the default. */
+export const namespace = (() => {
+  const match = /^\/ns\/([^/]+)\//.exec(window.location.pathname);
+  if (!match) return DEFAULT_NAMESPACE;
+  try {
+    const name = decodeURIComponent(match[1]);
+    return NAMESPACE_NAME.test(name) ? name : DEFAULT_NAMESPACE;
+  } catch {
+    return DEFAULT_NAMESPACE;
+  }
+})();
+
+/** The path prefix of a namespace's URLs: `/ns/{name}`, empty for the default namespace. */
+export function prefixOf(name) {
+  return name === DEFAULT_NAMESPACE ? "" : `/ns/${encodeURIComponent(name)}`;
+}
+
+/** The page's own prefix, which every control-plane path the page calls or links to carries. */
+export const prefix = prefixOf(namespace);
+
+/** `path` (an absolute path such as `/__admin/mail/m1/raw`) in the page's namespace. */
+export function inNamespace(path) {
+  return prefix + path;
+}
 
 /** An answer other than 2xx: the status, the server's message, and its problems (JSON paths). */
 export class ApiError extends Error {
@@ -33,10 +64,11 @@ export const token = {
 };
 
 /**
- * Calls `path` on the control plane. `body` is sent as JSON (a string is sent as it is, for
- * uploaded files). Resolves with the parsed answer, or rejects with an ApiError.
+ * Calls `path` on the control plane, in the page's namespace (`unprefixed`: as written, for the
+ * namespaces' own management under the default control plane). `body` is sent as JSON (a string
+ * is sent as it is, for uploaded files). Resolves with the parsed answer, or rejects with an ApiError.
  */
-export async function api(method, path, body) {
+export async function api(method, path, body, { unprefixed = false } = {}) {
   const headers = { Accept: "application/json" };
   const secret = token.get();
   if (secret) headers.Authorization = `Bearer ${secret}`;
@@ -47,7 +79,7 @@ export async function api(method, path, body) {
   }
   let response;
   try {
-    response = await fetch(path, init);
+    response = await fetch(unprefixed ? path : inNamespace(path), init);
   } catch (error) {
     throw new ApiError(0, null, `the server did not answer (${error.message})`);
   }

@@ -3,7 +3,7 @@
 // every reply the user sent back. Shows how to turn SMTP on when it is off; with an outbound SMTP
 // server, a reply button on relayed messages sends the user's answer through it.
 
-import { api } from "./api.js";
+import { api, inNamespace } from "./api.js";
 import { act, fillTable, h, time } from "./dom.js";
 
 export function createMail(ctx) {
@@ -91,7 +91,7 @@ export function createMail(ctx) {
         h("div", { class: "muted small wrap", text: entry.smtpReply }),
         entry.reason ? h("div", { class: "reason", text: entry.reason }) : "",
         entry.forward ? h("div", { class: "muted small" }, `forward: ${entry.forward}`) : ""),
-      h("td", {}, entry.hasRaw ? h("a", { href: `/__admin/mail/${encodeURIComponent(entry.id)}/raw`, target: "_blank", rel: "noopener", text: "Raw message" }) : "",
+      h("td", {}, entry.hasRaw ? h("a", { href: inNamespace(`/__admin/mail/${encodeURIComponent(entry.id)}/raw`), target: "_blank", rel: "noopener", text: "Raw message" }) : "",
         canReply && entry.direction === "inbound" && entry.outcome === "relayed" ? replyForm(entry) : ""));
   }
 

@@ -1,6 +1,6 @@
-// The dashboard's entry point: builds each section, asks for the admin token when the server
-// wants one, and keeps the page current (the journal, outbox and clock every second; the rest
-// every few seconds) without reloading.
+// The dashboard's entry point: builds each section (in the namespace of the page's URL, picked in
+// the header), asks for the admin token when the server wants one, and keeps the page current
+// (the journal, outbox and clock every second; the rest every few seconds) without reloading.
 
 import { ApiError, token } from "./api.js";
 import { describe } from "./dom.js";
@@ -9,6 +9,7 @@ import { createFaults } from "./faults.js";
 import { createJournal } from "./journal.js";
 import { createKeys } from "./keys.js";
 import { createMail } from "./mail.js";
+import { createNamespaces } from "./namespaces.js";
 import { createNotifications } from "./notifications.js";
 import { createScenario } from "./scenario.js";
 import { createSettings } from "./settings.js";
@@ -19,6 +20,7 @@ const ctx = {
   sessionCleared: () => { sections.users.forgetDevice(); },
 };
 const sections = {
+  namespaces: createNamespaces(ctx),
   scenario: createScenario(ctx),
   users: createUsers(ctx),
   notifications: createNotifications(ctx),
@@ -87,7 +89,7 @@ async function run(names, force = false) {
 async function refreshAll(force = false) {
   // The scenario first: other sections read its app groups.
   await run(["scenario"], force);
-  await run(["users", "notifications", "journal", "mail", "faults", "clock", "keys", "settings"], force);
+  await run(["namespaces", "users", "notifications", "journal", "mail", "faults", "clock", "keys", "settings"], force);
 }
 
 let ticks = 0;
@@ -96,7 +98,7 @@ async function tick() {
   if (!document.hidden) {
     const names = ["notifications", "clock"];
     if (sections.journal.isLive()) names.push("journal");
-    if (ticks % 3 === 0) names.push("users", "faults", "keys", "scenario", "mail");
+    if (ticks % 3 === 0) names.push("users", "faults", "keys", "scenario", "mail", "namespaces");
     if (ticks % 5 === 0) names.push("settings");
     await run(names);
   }

@@ -9,7 +9,8 @@
  *
  * Popup mode (usePopup: true) opens /auth/authorize with response_mode=web_message and waits for
  * the page's message: a JSON string {"method":"oauthDone","data":{...}} posted from the server's
- * origin (messages from any other origin are ignored).
+ * origin (messages from any other origin are ignored). Served under the mock's namespace prefix
+ * (/ns/{name}/appleauth/…), it opens its pages under that prefix too (/ns/{name}/auth/authorize).
  */
 (function (window, document) {
   "use strict";
@@ -32,12 +33,21 @@
     usePopup: "appleid-signin-use-popup",
   };
 
+  /** Where this script was served from, or `null` (an inline copy). */
+  var scriptURL = (function () {
+    var script = document.currentScript;
+    try {
+      return script && script.src ? new URL(script.src) : null;
+    } catch (error) {
+      return null;
+    }
+  })();
+
   /** The origin of the authorization server: the one that served this script. */
   var authOrigin = (function () {
-    var script = document.currentScript;
     var url;
     try {
-      url = new URL(script && script.src ? script.src : window.location.href);
+      url = scriptURL || new URL(window.location.href);
     } catch (error) {
       return window.location.origin;
     }
@@ -46,6 +56,16 @@
       return url.protocol + "//appleid.apple.com" + (url.port ? ":" + url.port : "");
     }
     return url.origin;
+  })();
+
+  /**
+   * The mock's namespace prefix the script was served under (`/ns/{name}` for
+   * /ns/{name}/appleauth/…), which the authorization pages then carry; empty otherwise. Messages
+   * are still checked against the origin only.
+   */
+  var authPrefix = (function () {
+    var match = scriptURL && /^\/ns\/([A-Za-z0-9._-]{1,64})\/appleauth\//.exec(scriptURL.pathname);
+    return match ? "/ns/" + match[1] : "";
   })();
 
   var config = null; // {clientId, scope, redirectURI, state, nonce, usePopup}
@@ -122,7 +142,7 @@
     query.append("m", String(configSource || 1) + String(startedBy));
     query.append("v", VERSION);
     // URLSearchParams writes spaces as "+": Apple's scope is written "name%20email".
-    return authOrigin + "/auth/authorize?" + query.toString().replace(/\+/g, "%20");
+    return authOrigin + authPrefix + "/auth/authorize?" + query.toString().replace(/\+/g, "%20");
   }
 
   function dispatch(name, detail) {

@@ -198,23 +198,26 @@ final class Namespaces: Sendable {
         let result = try await defaultState.base.transaction { raw in
             let home = ScopedTransaction(raw, scope: .default, directory: directory)
             let own = ScopedTransaction(raw, scope: scope, directory: directory)
-            let records = try await home.list(Spaces.namespaces).map(\.value)
-            let existing = records.first { $0.name == name }
+            let existing = try await home.get(Spaces.namespaces, name)
             if let existing, onlyIfNew { return (existing, false) }
-            if existing == nil, records.count >= Self.limit {
-                throw ControlRefusal.limitReached(
-                    "there are \(Self.limit) namespaces already; delete one, or let the idle ones expire",
-                    limit: Self.limit)
-            }
-            if let clash = records.first(where: { $0.name != name && NamespaceScope(name: $0.name).tag == scope.tag }) {
-                throw ControlRefusal.notApplicable(
-                    "the namespace \"\(name)\" would share its token tag with \"\(clash.name)\"; choose another name")
-            }
-            for client in options.clients ?? [] {
-                if let owner = records.first(where: { $0.name != name && $0.clients.contains(client) }) {
+            if existing == nil {
+                guard try await home.count(Spaces.namespaces) < Self.limit else {
+                    throw ControlRefusal.limitReached(
+                        "there are \(Self.limit) namespaces already; delete one, or let the idle ones expire",
+                        limit: Self.limit)
+                }
+                if let clash = directory.name(ofTag: scope.tag), clash != name {
                     throw ControlRefusal.notApplicable(
-                        "client_id \"\(client)\" is claimed by the namespace \"\(owner.name)\"; a client_id belongs to one namespace"
-                    )
+                        "the namespace \"\(name)\" would share its token tag with \"\(clash)\"; choose another name")
+                }
+            }
+            if let clients = options.clients, !clients.isEmpty {
+                for (other, record) in try await home.list(Spaces.namespaces) where other != name {
+                    if let client = clients.first(where: record.clients.contains) {
+                        throw ControlRefusal.notApplicable(
+                            "client_id \"\(client)\" is claimed by the namespace \"\(other)\"; a client_id belongs to one namespace"
+                        )
+                    }
                 }
             }
             var record =

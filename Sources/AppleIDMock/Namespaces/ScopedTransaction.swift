@@ -60,6 +60,11 @@ final class ScopedTransaction: StateTransaction {
         return entries.filter { owns(issued: $0.key) }
     }
 
+    func count<Value>(_ space: StoreSpace<Value>) async throws -> Int {
+        guard space.keys == .perNamespace else { return try await list(space, prefix: "").count }
+        return try await inner.count(stored(space))
+    }
+
     func deleteGroup(_ group: String, in spaces: [String]) async throws {
         try await inner.deleteGroup(scope.storedGroup(group), in: spaces.map(storedName))
     }

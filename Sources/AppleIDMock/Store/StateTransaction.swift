@@ -51,6 +51,11 @@ extension StateTransaction {
         try await put(space, key, value, index: EntryIndex())
     }
 
+    /// How many entries `space` holds (a store may count without reading them).
+    func count<Value>(_ space: StoreSpace<Value>) async throws -> Int {
+        try await list(space, prefix: "").count
+    }
+
     /// Every entry of `space`, oldest first.
     func list<Value>(_ space: StoreSpace<Value>) async throws -> [(key: String, value: Value)] {
         try await list(space, prefix: "")

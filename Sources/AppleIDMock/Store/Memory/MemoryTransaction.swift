@@ -47,6 +47,17 @@ final class MemoryTransaction: StateTransaction {
         }
     }
 
+    func count<Value>(_ space: StoreSpace<Value>) async throws -> Int {
+        let cleared = changes.cleared.contains(space.name)
+        var count = cleared ? 0 : store.tables.withLock { $0.count(in: space.name) }
+        for (ref, entry) in changes.writes where ref.space == space.name {
+            let stored = !cleared && store.tables.withLock { $0.entry(ref) } != nil
+            if entry != nil, !stored { count += 1 }
+            if entry == nil, stored { count -= 1 }
+        }
+        return count
+    }
+
     func deleteGroup(_ group: String, in spaces: [String]) async throws {
         var refs = store.tables.withLock { $0.refs(inGroup: group, spaces: spaces) }
             .filter { !changes.cleared.contains($0.space) }

@@ -143,3 +143,19 @@ struct NamespaceKitTests {
         }
     }
 }
+
+/// The namespace example of `docs/testing-kit.md` is `NamespaceExampleTests.swift`, character for character.
+@Suite("Namespace example")
+struct NamespaceExampleDriftTests {
+    @Test("docs/testing-kit.md shows the namespace example that runs")
+    func sameText() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let page = try String(
+            contentsOf: folder.appendingPathComponent("../../docs/testing-kit.md").standardizedFileURL,
+            encoding: .utf8)
+        let example = try String(
+            contentsOf: folder.appendingPathComponent("NamespaceExampleTests.swift"), encoding: .utf8)
+        let code = try #require(example.range(of: "import AppleIDMockTesting")).lowerBound
+        #expect(page.contains("```swift\n" + example[code...] + "```\n"))
+    }
+}

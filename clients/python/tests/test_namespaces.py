@@ -5,6 +5,8 @@ so they run without a container engine; the last test does the same through the 
 
 import base64
 import json
+import re
+from pathlib import Path
 
 import pytest
 import requests
@@ -132,3 +134,13 @@ def test_the_containers_namespace(mock):
         assert token["token_type"] == "Bearer"
         assert len(b.control_plane.journal(endpoint="token")) == 1 and a.control_plane.journal(endpoint="token") == []
     assert a.name not in [entry["name"] for entry in mock.namespaces()]
+
+
+def test_the_readme_namespace_example_runs(server):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if ".namespace()" in b)
+    assert "http://127.0.0.1:8080" in block
+    scope = {}
+    exec(compile(block.replace("http://127.0.0.1:8080", server.url), "README.md", "exec"), scope)
+    ns = scope["ns"]
+    assert ns.url == f"{server.url}/ns/{ns.name}" and ns.name not in names(server)

@@ -106,7 +106,7 @@ public struct MockAppleID: Sendable {
     func succeeding(_ method: HTTPRequest.Method, _ path: String, body: Body? = nil) async throws -> Answer {
         let answer = try await send(method, path, body: body)
         guard (200..<300).contains(answer.status) else {
-            throw MockAppleIDError.unexpectedAnswer(path: path, status: answer.status, body: answer.body)
+            throw MockAppleIDError.unexpectedAnswer(path: pathPrefix + path, status: answer.status, body: answer.body)
         }
         return answer
     }

@@ -127,6 +127,11 @@ struct NamespaceKitTests {
                 let name = try #require(ns.namespace)
                 let view = try await mock.send(.get, "/__admin/namespaces/\(name)").decode(View.self)
                 #expect(view.scenario == "transfer" && view.identities == "own")
+                await #expect {
+                    try await ns.useScenario(named: "no-such-scenario")
+                } throws: { error in
+                    "\(error)".contains("/ns/\(name)/__admin/scenario answered 400")
+                }
                 return try await ns.signInNative("sam", bundleId: Self.appClient)
             }
             #expect(own.user != inDefault.user)

@@ -111,6 +111,8 @@ def test_the_namespace_is_deleted_when_the_block_raises(server):
     with pytest.raises(ControlPlaneError) as missing:
         server.admin("GET", "namespaces/py-doomed")
     assert missing.value.status == 404
+    with server.namespace("py-self-deleting"):
+        server.admin("DELETE", "namespaces/py-self-deleting")  # gone before the block ends: no error
 
 
 def test_a_bad_name_or_body_is_the_servers_refusal(server):

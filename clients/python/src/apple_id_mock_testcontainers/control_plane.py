@@ -267,12 +267,24 @@ class ControlPlaneCalls(JournalAssertions):
         info = server.admin("PUT", path, json_body=body)
         try:
             yield Namespace(name, ControlPlane(root, admin_token, verify_tls, namespace=name), info)
-        finally:
+        except BaseException:
+            # The block's error is the one to see; the deletion is tried all the same.
             try:
-                server.admin("DELETE", path)
-            except ControlPlaneError as error:
-                if error.status != 404:  # already gone (the block deleted it): not an error
-                    raise
+                _delete_namespace(server, path)
+            except Exception:  # noqa: BLE001 - reported by the block's error instead
+                pass
+            raise
+        _delete_namespace(server, path)
+
+
+def _delete_namespace(server: "ControlPlane", path: str) -> None:
+    """Deletes a namespace; one already gone (the block deleted it, or the server's housekeeping) is
+    not an error."""
+    try:
+        server.admin("DELETE", path)
+    except ControlPlaneError as error:
+        if error.status != 404:
+            raise
 
 
 def _segment(text: str) -> str:

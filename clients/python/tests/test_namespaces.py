@@ -5,6 +5,7 @@ so they run without a container engine; the last test does the same through the 
 
 import base64
 import json
+import os
 import re
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 import requests
 
 from apple_id_mock_testcontainers import ControlPlane, ControlPlaneError, Namespace
-from local_server import local_server
+from local_server import BINARY, local_server
 from relying_party import CLIENT_ID, REDIRECT_URI, RelyingParty
 
 
@@ -22,7 +23,15 @@ def server():
     url = next(servers)
     if url is None:
         pytest.skip("no server: set APPLE_ID_MOCK_URL or build .build/debug/apple-id-mock (swift build)")
-    yield ControlPlane(url)
+    control = ControlPlane(url)
+    try:
+        control.namespaces()
+    except ControlPlaneError as error:
+        servers.close()
+        if error.status == 404 and not os.environ.get("APPLE_ID_MOCK_URL"):
+            pytest.skip(f"{BINARY} predates namespaces: swift build")
+        raise
+    yield control
     servers.close()
 
 

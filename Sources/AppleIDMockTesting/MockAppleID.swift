@@ -10,7 +10,8 @@ import NIOCore
 /// without a port (`.router`, requests handed to the router directly), runs the body, and stops it.
 /// Helpers sign users in, make client secrets, trigger lifecycle events, move the mock's clock,
 /// read the request journal and wait for server-to-server notifications. Everything they do goes
-/// through the mock's own HTTP API, as the CLI server's users do.
+/// through the mock's own HTTP API, as the CLI server's users do. `withNamespace { ns in … }` gives
+/// a handle on a fresh namespace of the same mock, whose helpers all work in that world.
 public struct MockAppleID: Sendable {
     /// How the test reaches the mock.
     public enum Transport: Sendable {
@@ -24,13 +25,28 @@ public struct MockAppleID: Sendable {
     public static let issuer = "https://appleid.apple.com"
 
     /// Where a backend under test reaches the mock (`http://127.0.0.1:<port>`), or `nil` without a port.
+    /// In a namespace: `http://127.0.0.1:<port>/ns/<name>`, Apple's endpoints and the control plane
+    /// of that namespace.
     public let baseURL: String?
+
+    /// The namespace this handle works in (`withNamespace`), or `nil` for the mock's `default` world.
+    public let namespace: String?
 
     private let client: any TestClientProtocol
 
-    private init(client: any TestClientProtocol) {
+    /// Put before every path sent: empty, or `/ns/<name>`.
+    private let pathPrefix: String
+
+    private init(client: any TestClientProtocol, namespace: String? = nil) {
         self.client = client
-        self.baseURL = client.port.map { "http://127.0.0.1:\($0)" }
+        self.namespace = namespace
+        self.pathPrefix = namespace.map(Self.pathPrefix(of:)) ?? ""
+        self.baseURL = client.port.map { "http://127.0.0.1:\($0)" + (namespace.map(Self.pathPrefix(of:)) ?? "") }
+    }
+
+    /// A handle on the same mock that works in the namespace `name` (`nil`: the default world).
+    func inNamespace(_ name: String?) -> MockAppleID {
+        MockAppleID(client: client, namespace: name)
     }
 
     /// Starts a mock with `options`, runs `body` with it, and stops it (also when `body` throws).
@@ -55,8 +71,9 @@ public struct MockAppleID: Sendable {
         }
     }
 
-    /// Sends one request to the mock: any endpoint, Apple's or the control plane's. JSON bodies
-    /// go with `Content-Type: application/json`, forms with `application/x-www-form-urlencoded`.
+    /// Sends one request to the mock: any endpoint, Apple's or the control plane's (in a namespace,
+    /// `path` is taken under its `/ns/<name>` prefix). JSON bodies go with `Content-Type:
+    /// application/json`, forms with `application/x-www-form-urlencoded`.
     public func send(
         _ method: HTTPRequest.Method, _ path: String, body: Body? = nil, headers: [String: String] = [:]
     ) async throws -> Answer {
@@ -76,7 +93,8 @@ public struct MockAppleID: Sendable {
         case nil:
             break
         }
-        let response = try await client.execute(uri: path, method: method, headers: fields, body: buffer)
+        let response = try await client.execute(
+            uri: pathPrefix + path, method: method, headers: fields, body: buffer)
         var headerValues: [String: String] = [:]
         for field in response.headers { headerValues[field.name.canonicalName] = field.value }
         return Answer(status: Int(response.status.code), headers: headerValues, body: String(buffer: response.body))
@@ -88,7 +106,7 @@ public struct MockAppleID: Sendable {
     func succeeding(_ method: HTTPRequest.Method, _ path: String, body: Body? = nil) async throws -> Answer {
         let answer = try await send(method, path, body: body)
         guard (200..<300).contains(answer.status) else {
-            throw MockAppleIDError.unexpectedAnswer(path: path, status: answer.status, body: answer.body)
+            throw MockAppleIDError.unexpectedAnswer(path: pathPrefix + path, status: answer.status, body: answer.body)
         }
         return answer
     }

@@ -13,7 +13,7 @@ from typing import Any, Optional, Union
 import requests
 from testcontainers.core.container import DockerContainer
 
-from .control_plane import MAX_WAIT_SECONDS, ControlPlaneError, JournalAssertions
+from .control_plane import ControlPlaneCalls, ControlPlaneError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -22,7 +22,7 @@ _APP_DIR = "/app"
 _MOUNTED_SCENARIOS = "/app/mounted-scenarios"
 
 
-class AppleIDMockContainer(JournalAssertions, DockerContainer):
+class AppleIDMockContainer(ControlPlaneCalls, DockerContainer):
     """apple-id-mock (a stand-in for appleid.apple.com) in a container, ready once ``/health`` answers.
 
     ``scenarios`` mounts a scenario file or folder of the host (read-only) in place of the bundled
@@ -206,50 +206,8 @@ class AppleIDMockContainer(JournalAssertions, DockerContainer):
         except json.JSONDecodeError:
             return answer.text
 
-    def switch_scenario(self, name: str) -> Any:
-        """Make the bundled, mounted or uploaded scenario ``name`` the active one."""
-        return self.admin("PUT", "scenario", json_body={"name": name})
-
-    def upload_scenario(self, name: str, scenario: Union[dict, str], *, activate: bool = False) -> Any:
-        """Upload a scenario (a dict, or a file's JSON text) as ``name``; ``activate`` switches to it."""
-        body = json.loads(scenario) if isinstance(scenario, str) else scenario
-        params = {"name": name, "activate": "true" if activate else "false"}
-        return self.admin("POST", "scenarios", json_body=body, params=params)
-
-    def reset(self) -> Any:
-        """Forget consents, codes and tokens of the session (the scenario stays)."""
-        return self.admin("POST", "reset")
-
-    def account_event(self, event_type: str, user: str, app_group: Optional[str] = None) -> Any:
-        """Apply a lifecycle event now: ``consent-revoked``, ``account-delete``,
-        ``email-disabled`` or ``email-enabled`` (all but ``account-delete`` name an app group)."""
-        body = {"type": event_type, "user": user}
-        if app_group is not None:
-            body["appGroup"] = app_group
-        return self.admin("POST", "events", json_body=body)
-
-    def advance_clock(self, seconds: int) -> Any:
-        """Move the mock's clock by ``seconds`` (negative: back); codes and tokens expire on it."""
-        return self.admin("POST", "clock", json_body={"advanceSeconds": int(seconds)})
-
-    def set_clock(self, now: Union[int, float, str]) -> Any:
-        """Set the mock's clock to an instant: epoch seconds or ISO 8601."""
-        return self.admin("POST", "clock", json_body={"now": now})
-
-    def reset_clock(self) -> Any:
-        """Back to the wall clock, running."""
-        return self.admin("POST", "clock", json_body={"reset": True})
-
-    def journal(self, **filters: Any) -> list:
-        """The journal's entries, newest first; filters as the API names them
-        (``endpoint``, ``clientId``, ``user``, ``outcome``, ``since``, ``limit``)."""
-        answer = self.admin("GET", "journal", params={k: v for k, v in filters.items() if v is not None})
-        return answer.get("entries", []) if isinstance(answer, dict) else answer
-
-    def notifications(self) -> list:
-        """The server-to-server notification outbox, with every delivery attempt."""
-        answer = self.admin("GET", "notifications")
-        return answer.get("notifications", []) if isinstance(answer, dict) else answer
+    def _namespace_root(self) -> "tuple[str, Optional[str], Union[bool, str]]":
+        return self.get_url(), self.admin_token, self._verify()
 
     # --- the private email relay ------------------------------------------------------------------
 
@@ -258,36 +216,3 @@ class AppleIDMockContainer(JournalAssertions, DockerContainer):
         if not self.smtp:
             raise RuntimeError("start the container with smtp=True to get the SMTP relay")
         return self.get_container_host_ip(), int(self.get_exposed_port(self.SMTP_PORT))
-
-    def relay_address(self, user: str, app_group: str) -> str:
-        """The relay address ``user`` has with ``app_group``'s current team (from ``/__admin/users``)."""
-        for entry in self.admin("GET", "users")["users"]:
-            if entry["key"] == user:
-                for group in entry["appGroups"]:
-                    if group["appGroupId"] == app_group:
-                        return group["relayEmail"]
-        raise LookupError(f"no user {user} with app group {app_group}")
-
-    def mail(self, **filters: Any) -> list:
-        """The relay's mailbox, newest first: each message sent to a relay address (``outcome``
-        ``relayed`` or the refusal, with ``reason``) and each reply; filters ``user``, ``team``,
-        ``outcome``, ``direction``, ``limit``."""
-        return self.admin("GET", "mail", params={k: v for k, v in filters.items() if v is not None})["entries"]
-
-    def wait_for_mail(self, count: int = 1, timeout: float = 10.0, **filters: Any) -> list:
-        """The mailbox entries matching ``filters`` once ``count`` do: the server answers as soon as
-        they are there (``waitSeconds``, at most 60), without polling."""
-        params = {k: v for k, v in filters.items() if v is not None}
-        params.update(minCount=count, waitSeconds=min(timeout, MAX_WAIT_SECONDS))
-        answer = self.admin("GET", "mail", params=params)
-        if not answer["reached"]:
-            raise TimeoutError(f"{answer['matched']} mailbox entries match {filters}, expected {count}")
-        return answer["entries"]
-
-    def raw_mail(self, mail_id: str) -> str:
-        """The message as the relay delivered it to the user's real address."""
-        return self.admin("GET", f"mail/{mail_id}/raw")
-
-    def reply_to_mail(self, mail_id: str, text: str) -> Any:
-        """Reply as the user (from the relay address to the original sender) via ``smtp_outbound``."""
-        return self.admin("POST", f"mail/{mail_id}/reply", json_body={"text": text})

@@ -20,12 +20,12 @@ struct NamespacePrefixResponder<Router: HTTPResponder>: HTTPResponder where Rout
             var head = request.head
             head.path = rest
             request = Request(head: head, body: request.body)
-            context.namespaceRequest.explicit = (String(name), .prefix)
+            context.namespaceRequest.explicit = .init(name: String(name), source: .prefix)
         } else if let header = HTTPField.Name(NamespaceName.header), let name = request.headers[header] {
             if let problem = NamespaceName.problem(name) {
                 return Self.refusal(problem, in: "the header \(NamespaceName.header)", path: request.uri.path)
             }
-            context.namespaceRequest.explicit = (name, .header)
+            context.namespaceRequest.explicit = .init(name: name, source: .header)
         }
         return try await router.respond(to: request, context: context)
     }

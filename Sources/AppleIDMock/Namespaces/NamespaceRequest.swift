@@ -11,24 +11,22 @@ struct NamespaceRequest: Sendable, Equatable {
         case prefix, header
     }
 
-    /// The name the path prefix or the header gave, and which.
-    var explicit: (name: String, source: Source)? {
-        get { explicitName.map { ($0, explicitSource) } }
-        set {
-            explicitName = newValue?.name
-            explicitSource = newValue?.source ?? .prefix
-        }
+    /// A name the path prefix or the header gave.
+    struct Explicit: Sendable, Equatable {
+        var name: String
+        var source: Source
     }
-    private var explicitName: String?
-    private var explicitSource = Source.prefix
+
+    /// The name the path prefix or the header gave, if any.
+    var explicit: Explicit?
     /// The namespace the dashboard's cookie names (a well-formed name only).
     var cookie: String?
 
     /// The path prefix the request came under (`/ns/{name}`), for links and endpoints it hands out;
     /// empty without one.
     var pathPrefix: String {
-        guard let explicitName, explicitSource == .prefix else { return "" }
-        return "/\(NamespaceName.pathComponent)/\(explicitName)"
+        guard let explicit, explicit.source == .prefix else { return "" }
+        return "/\(NamespaceName.pathComponent)/\(explicit.name)"
     }
 
     /// Reads the cookie `NamespaceName.cookie` from `headers` (ignored unless well formed).

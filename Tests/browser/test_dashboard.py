@@ -70,10 +70,10 @@ def claims(jws):
     return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
 
 
-def curl_token(mock, client_id, **fields):
-    """A token request made with curl, as a backend would make it."""
+def curl_token(mock, client_id, path="/auth/token", **fields):
+    """A token request made with curl to `path`, as a backend would make it: status and body."""
     form = {"client_id": client_id, "client_secret": mock.client_secret(client_id), **fields}
-    command = ["curl", "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", "POST", mock.url + "/auth/token",
+    command = ["curl", "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", "POST", mock.url + path,
                "-H", "Content-Type: application/x-www-form-urlencoded"]
     for name, value in form.items():
         command += ["--data-urlencode", f"{name}={value}"]

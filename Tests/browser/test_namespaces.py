@@ -4,7 +4,6 @@ their own, share one mock and pick their namespace in the dashboard's header; wh
 the browser's unprefixed sign-ins to the picked namespace, and Sign in with Apple JS served under
 /ns/{name}/ opens its popup under that prefix."""
 
-import subprocess
 import tempfile
 import urllib.parse
 
@@ -13,7 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from conftest import default_scenario, new_browser, section_screenshot
-from test_dashboard import answer_dialog, click, confirm_dialog, wait, wait_result
+from test_dashboard import answer_dialog, click, confirm_dialog, curl_token, wait, wait_result
 from test_web_popup import SCRIPT_PATH, ExampleApp, open_page, result, status, switch_to_popup
 
 COOKIE = "apple_id_mock_namespace"
@@ -51,18 +50,6 @@ def header(browser, name):
 
 def journal(mock, prefix, endpoint):
     return mock.admin("GET", f"{prefix}/__admin/journal?endpoint={endpoint}")["entries"]
-
-
-def curl_token(mock, path, client_id, **fields):
-    """A token request made with curl to `path`, as a backend would make it: status and body."""
-    form = {"client_id": client_id, "client_secret": mock.client_secret(client_id), **fields}
-    command = ["curl", "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", "POST", mock.url + path,
-               "-H", "Content-Type: application/x-www-form-urlencoded"]
-    for name, value in form.items():
-        command += ["--data-urlencode", f"{name}={value}"]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    body, _, status = output.rpartition("\n")
-    return int(status), body
 
 
 def upload_into(mock, prefix, name, edit):
@@ -120,11 +107,11 @@ def test_two_testers_in_two_namespaces_do_not_see_each_others_changes(mock, test
     click(alice, By.XPATH, f"//button[normalize-space()='{preset}']")
     wait_result(alice, "faults", f"Added rule f1: {preset}")
     # Her backend's call fails in team-a; tester B's backend fetches keys in team-b.
-    status_a, body_a = curl_token(mock, "/ns/team-a/auth/token", "com.example.web",
+    status_a, body_a = curl_token(mock, "com.example.web", "/ns/team-a/auth/token",
                                   grant_type="refresh_token", refresh_token="r.unknown")
     assert status_a == 503, body_a
     assert mock.call("GET", "/ns/team-b/auth/keys", token=False).status == 200
-    status_b, _ = curl_token(mock, "/ns/team-b/auth/token", "com.example.web",
+    status_b, _ = curl_token(mock, "com.example.web", "/ns/team-b/auth/token",
                              grant_type="refresh_token", refresh_token="r.unknown")
     assert status_b == 400
 

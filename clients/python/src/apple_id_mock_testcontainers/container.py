@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import tempfile
@@ -13,7 +12,7 @@ from typing import Any, Optional, Union
 import requests
 from testcontainers.core.container import DockerContainer
 
-from .control_plane import ControlPlaneCalls, ControlPlaneError
+from .control_plane import ControlPlaneCalls, admin_call
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -192,19 +191,10 @@ class AppleIDMockContainer(ControlPlaneCalls, DockerContainer):
     def admin(self, method: str, path: str, *, json_body: Any = None, params: Optional[dict] = None) -> Any:
         """One control-plane call (``path`` under ``/__admin/``); returns the JSON answer, or None
         for an empty one, and raises ``ControlPlaneError`` on an error status."""
-        headers = {"Authorization": f"Bearer {self.admin_token}"} if self.admin_token else {}
-        url = f"{self.get_url()}/__admin/{path.lstrip('/')}"
-        answer = requests.request(
-            method, url, json=json_body, params=params, headers=headers, timeout=90, verify=self._verify()
-        )
-        if answer.status_code >= 400:
-            raise ControlPlaneError(method, f"/__admin/{path.lstrip('/')}", answer.status_code, answer.text)
-        if not answer.content:
-            return None
-        try:
-            return answer.json()
-        except json.JSONDecodeError:
-            return answer.text
+        root = self.get_url()
+        return admin_call(
+            method, root, path, root=root, token=self.admin_token, verify=self._verify(), json_body=json_body,
+            params=params)
 
     def _namespace_root(self) -> "tuple[str, Optional[str], Union[bool, str]]":
         return self.get_url(), self.admin_token, self._verify()

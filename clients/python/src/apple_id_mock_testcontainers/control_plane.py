@@ -318,20 +318,37 @@ class ControlPlane(ControlPlaneCalls):
         """One control-plane call (``path`` under ``/__admin/``); returns the JSON answer (the text
         of one that is not JSON, None for an empty one) and raises ``ControlPlaneError`` on an error
         status."""
-        headers = {"Authorization": f"Bearer {self.admin_token}"} if self.admin_token else {}
-        url = f"{self.url}/__admin/{path.lstrip('/')}"
-        answer = requests.request(
-            method, url, json=json_body, params=params, headers=headers, timeout=90, verify=self.verify_tls
-        )
-        if answer.status_code >= 400:
-            shown = url[len(self.root_url):]
-            raise ControlPlaneError(method, shown, answer.status_code, answer.text)
-        if not answer.content:
-            return None
-        try:
-            return answer.json()
-        except json.JSONDecodeError:
-            return answer.text
+        return admin_call(
+            method, self.url, path, root=self.root_url, token=self.admin_token, verify=self.verify_tls,
+            json_body=json_body, params=params)
+
+
+def admin_call(
+    method: str,
+    base: str,
+    path: str,
+    *,
+    root: str,
+    token: Optional[str],
+    verify: Union[bool, str],
+    json_body: Any = None,
+    params: Optional[dict] = None,
+) -> Any:
+    """One control-plane call to ``{base}/__admin/{path}`` (``base``: the server's ``root`` or a
+    namespace's URL under it); returns the JSON answer (the text of one that is not JSON, None for
+    an empty one) and raises ``ControlPlaneError``, naming the path under ``root``, on an error
+    status."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    url = f"{base}/__admin/{path.lstrip('/')}"
+    answer = requests.request(method, url, json=json_body, params=params, headers=headers, timeout=90, verify=verify)
+    if answer.status_code >= 400:
+        raise ControlPlaneError(method, url[len(root):], answer.status_code, answer.text)
+    if not answer.content:
+        return None
+    try:
+        return answer.json()
+    except json.JSONDecodeError:
+        return answer.text
 
 
 class Namespace:

@@ -63,7 +63,8 @@ extension StoreConformanceTests {
                 }
                 #expect(foreign == nil, "\(scope.name)")
                 #expect(
-                    try await worlds.keys(space, in: scope) == (["same"] + (0..<3).map { "\(scope.name)-\($0)" }).sorted(),
+                    try await worlds.keys(space, in: scope)
+                        == (["same"] + (0..<3).map { "\(scope.name)-\($0)" }).sorted(),
                     "\(scope.name)")
             }
 
@@ -92,7 +93,9 @@ extension StoreConformanceTests {
             let worlds = Worlds(base)
             let (a, b) = (worlds.a, worlds.b)
             let codes = Dictionary(
-                uniqueKeysWithValues: [NamespaceScope.default, a, b].map { ($0.name, OpaqueToken.make(.code, tag: $0.tag)) })
+                uniqueKeysWithValues: [NamespaceScope.default, a, b].map {
+                    ($0.name, OpaqueToken.make(.code, tag: $0.tag))
+                })
             for scope in [NamespaceScope.default, a, b] {
                 let code = codes[scope.name]!
                 try await worlds.store(scope).transaction { try await $0.put(Spaces.codes, code, codeRecord(code)) }
@@ -151,7 +154,8 @@ extension StoreConformanceTests {
         arguments: TestPostgres.storeKinds.filter { $0 != .memory })
     func namespacesDurable(kind: StoreKind) async throws {
         let location =
-            kind == .sqlite ? "sqlite:" + TestPaths.temporaryFile("state.sqlite") : try await TestPostgres.freshDatabase()
+            kind == .sqlite
+            ? "sqlite:" + TestPaths.temporaryFile("state.sqlite") : try await TestPostgres.freshDatabase()
         let a = NamespaceScope(name: "team-a")
         let code = OpaqueToken.make(.code, tag: a.tag)
         try await Self.withStore(location) { (base: any StateStore) async throws in

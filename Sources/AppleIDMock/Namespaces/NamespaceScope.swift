@@ -41,8 +41,16 @@ struct NamespaceScope: Sendable, Hashable {
     /// elsewhere one derived from the namespace and the key, so that each namespace publishes,
     /// unpublishes and signs with keys of its own (the key pair is the same).
     func bundledKid(_ kid: String) -> String {
-        isDefault ? kid : IdentifierDerivation.token(purpose: "kid", length: 10, name, kid)
+        guard !isDefault else { return kid }
+        return Self.bundledKids.value(for: name + "\u{0}" + kid) {
+            IdentifierDerivation.token(purpose: "kid", length: 10, name, kid)
+        }
     }
+
+    /// The bundled keys' `kid`s in each namespace, derived once per process: `/auth/keys` without a
+    /// namespace names every namespace's keys on every call (with 1,000 namespaces, deriving them
+    /// again was most of its time).
+    private static let bundledKids = BoundedCache<String, String>(capacity: 8 * Namespaces.limit)
 
     /// The namespace a stored space name belongs to.
     static func namespace(ofStoredSpace stored: String) -> String {

@@ -412,7 +412,6 @@ echo "  RSS after the runs: $(rss)"
 scripts/idle-waiters.sh "$BASE" "$PID" "$DURATION" 200
 
 stop_server
-namespace_figures
 
 # --- the bare server --------------------------------------------------------------------------
 if [ -n "$BARE" ]; then
@@ -434,6 +433,10 @@ if [ -n "$BARE" ]; then
   BARE_RSS=$(awk -v m="$MOCK_IDLE_KIB" -v b="$BARE_IDLE_KIB" 'BEGIN { printf "%.1f MiB idle, %+.1f MiB on top of its %.1f", m / 1024, (m - b) / 1024, b / 1024 }')
   echo "  the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
 fi
+
+# --- namespaces -------------------------------------------------------------------------------
+# After the bare server, whose token run reuses the mock's refresh.lua.
+namespace_figures
 
 # --- live grants ------------------------------------------------------------------------------
 # After the bare server, so that its rates are taken minutes, not the grants' ten, after the mock's.

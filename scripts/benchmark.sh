@@ -12,6 +12,10 @@
 #   - RSS idle, after the load, and with BENCH_GRANTS (default 1,000,000) live grants (exchanged
 #     codes: a refresh token, an access token and the spent code each);
 #   - the offline `apple-id-mock mint id-token --count N` in tokens per second on every core;
+#   - namespaces (issue 32): the refresh grant in a namespace as a share of the same grant in the
+#     default namespace, in the same run (refresh tokens minted in the namespace and sent to Apple's
+#     unprefixed URL, as a backend that never heard of namespaces sends them, and under the
+#     /ns/{name}/ prefix); the RSS that 1,000 idle namespaces add; the time to create one (memory);
 #   - the token and authorize rates with SQLite and PostgreSQL, and where PostgreSQL's time goes;
 #   - the same keys and token runs, and RSS idle, of the bare server (scripts/bare-server: the mock's
 #     stack, Hummingbird and OpenSSL, answering the mock's own answers with one fresh RS256
@@ -20,6 +24,9 @@
 #     mock's memory-store runs).
 # wrk -t2 -c32 runs on the same cores as the server, so every rate includes the load generator's share.
 # Usage: scripts/benchmark.sh [seconds per measurement, default 5]
+#   BENCH_BIN=path: measure that binary, built by you (no build here, no bare server: e.g. a debug
+#   build while trying the script; its figures are not release figures).
+#   BENCH_ONLY=namespaces: only the namespace figures.
 # To compare two builds (before and after a change) in one run, alternating them, see
 # scripts/benchmark-ab.sh.
 # Needs wrk and openssl (apt-get install wrk openssl); PostgreSQL is used when installed.
@@ -44,10 +51,19 @@ for tool in wrk openssl curl; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install $tool" >&2; exit 1; }
 done
 
-swift build -c release --product apple-id-mock >/dev/null 2>&1
-BIN=$(swift build -c release --show-bin-path 2>/dev/null)/apple-id-mock
+ONLY=${BENCH_ONLY:-}
+case "$ONLY" in "" | namespaces) ;; *) echo "BENCH_ONLY: only 'namespaces' is known" >&2; exit 1 ;; esac
 BARE=
-if swift build -c release --package-path scripts/bare-server >"${TMPDIR:-/tmp}/bare-server-build.log" 2>&1; then
+if [ -n "${BENCH_BIN:-}" ]; then
+  BIN=$BENCH_BIN
+  [ -x "$BIN" ] || { echo "BENCH_BIN: $BIN is not an executable" >&2; exit 1; }
+else
+  swift build -c release --product apple-id-mock >/dev/null 2>&1
+  BIN=$(swift build -c release --show-bin-path 2>/dev/null)/apple-id-mock
+fi
+if [ -n "${BENCH_BIN:-}" ]; then
+  echo "BENCH_BIN=$BIN: no bare server (it is a release build)" >&2
+elif swift build -c release --package-path scripts/bare-server >"${TMPDIR:-/tmp}/bare-server-build.log" 2>&1; then
   BARE=$(swift build -c release --package-path scripts/bare-server --show-bin-path 2>/dev/null)/BareServer
 else
   echo "scripts/bare-server did not build (see ${TMPDIR:-/tmp}/bare-server-build.log): no comparison with it" >&2
@@ -258,6 +274,111 @@ cpu_seconds_of() {
   echo "$total"
 }
 
+# --- namespaces (issue 32) --------------------------------------------------------------------
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f%%", a / b * 100; else printf "n/a" }'; }
+mean() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + b) / 2 }'; }
+
+# A refresh token minted in the namespace $1 (made on first use): authorized there (the header, as
+# test code sends it; a browser would use the prefix or a client_id the namespace claims) and
+# exchanged on Apple's unprefixed URL, which the code's tag routes to its namespace. Writes
+# ns-refresh.lua (needs prepare_refresh first, for the secret).
+prepare_namespace_refresh() {
+  local code token
+  code=$(curl -s -o /dev/null -w '%{redirect_url}' -H "X-Apple-ID-Mock-Namespace: $1" "$AUTHORIZE" |
+    sed -n 's/.*code=\([^&]*\).*/\1/p')
+  token=$(curl -s "$BASE/auth/token" -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" \
+    -d grant_type=authorization_code -d code="$code" -d redirect_uri="$REDIRECT" |
+    sed -n 's/.*"refresh_token":"\([^"]*\)".*/\1/p')
+  [ -n "$token" ] || { echo "no refresh token minted in the namespace $1" >&2; exit 1; }
+  cat >"$WORK/ns-refresh.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+wrk.body = "grant_type=refresh_token&client_id=$CLIENT&client_secret=$BENCH_SECRET&refresh_token=$token"
+LUA
+}
+
+# Sends the requests listed in $1 (curl's config format) on one connection, with curl's options
+# $2...; prints each one's status and time in seconds.
+curl_each() {
+  curl -s -w '%{http_code} %{time_total}\n' "${@:2}" --config "$1"
+}
+
+# Runs wrk as `run` does, with the script $2 on the URL $3; also sets CPU_US, the server's CPU time
+# (user and system) per answered request in microseconds.
+ns_run() {
+  local before after
+  before=$(cpu_seconds "$PID")
+  run "$1" -s "$2" "$3"
+  after=$(cpu_seconds "$PID")
+  CPU_US=$(awk -v a="$after" -v b="$before" -v r="$RATE" -v d="$DURATION" 'BEGIN { printf "%.0f", (a - b) / (r * d) * 1000000 }')
+  echo "    server CPU per request: $CPU_US µs"
+}
+
+# The refresh grant in a namespace against the same grant in the default namespace, alternated in
+# one server (default, namespace, prefix, default, namespace); 1,000 idle namespaces' RSS on a fresh
+# server; and the time to create a namespace there.
+namespace_figures() {
+  local ns=bench ok before after opened times
+  echo
+  echo "== namespaces (state: memory)"
+  start_server memory
+  prepare_refresh
+  prepare_namespace_refresh "$ns"
+  ns_run "refresh_token in default" "$WORK/refresh.lua" "$BASE/auth/token"
+  local default1=$RATE default1_us=$CPU_US
+  ns_run "refresh_token minted in a namespace, unprefixed URL" "$WORK/ns-refresh.lua" "$BASE/auth/token"
+  local namespaced1=$RATE namespaced1_us=$CPU_US
+  ns_run "refresh_token minted in a namespace, /ns/$ns/ prefix" "$WORK/ns-refresh.lua" "$BASE/ns/$ns/auth/token"
+  NS_PREFIX_RATE=$RATE
+  local prefix_us=$CPU_US
+  ns_run "refresh_token in default (again)" "$WORK/refresh.lua" "$BASE/auth/token"
+  local default2=$RATE default2_us=$CPU_US
+  ns_run "refresh_token minted in a namespace, unprefixed (again)" "$WORK/ns-refresh.lua" "$BASE/auth/token"
+  NS_DEFAULT_RATE=$(mean "$default1" "$default2")
+  NS_RATE=$(mean "$namespaced1" "$RATE")
+  NS_SHARE=$(pct "$NS_RATE" "$NS_DEFAULT_RATE")
+  local default_us namespaced_us
+  default_us=$(mean "$default1_us" "$default2_us")
+  namespaced_us=$(mean "$namespaced1_us" "$CPU_US")
+  NS_CPU_SHARE=$(pct "$default_us" "$namespaced_us")
+  echo "    the refresh grant in a namespace / in default: $NS_SHARE unprefixed, $(pct "$NS_PREFIX_RATE" "$NS_DEFAULT_RATE") with the prefix (means of the alternated runs; target >= 95%)"
+  echo "    by the server's CPU per request (steadier on a busy machine): $NS_CPU_SHARE unprefixed ($namespaced_us µs against $default_us), $(pct "$default_us" "$prefix_us") with the prefix"
+  stop_server
+
+  start_server memory
+  sleep 1
+  before=$(rss_kib)
+  for i in $(seq -w 1 1000); do
+    printf 'url = "%s/__admin/namespaces/idle-%s"\noutput = "/dev/null"\n' "$BASE" "$i"
+  done >"$WORK/namespaces-put.curl"
+  times=$(curl_each "$WORK/namespaces-put.curl" -X PUT)
+  ok=$(awk '$1 == 201' <<<"$times" | wc -l)
+  NS_CREATE_MS=$(awk '{ sum += $2 } END { printf "%.3f", sum / NR * 1000 }' <<<"$times")
+  local median
+  median=$(awk '{ print $2 }' <<<"$times" | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] * 1000 }')
+  for _ in $(seq 1 1000); do printf 'url = "%s/health"\noutput = "/dev/null"\n' "$BASE"; done >"$WORK/health.curl"
+  local round_trip
+  round_trip=$(curl_each "$WORK/health.curl" | awk '{ sum += $2 } END { printf "%.3f", sum / NR * 1000 }')
+  sleep 1
+  after=$(rss_kib)
+  for i in $(seq -w 1 1000); do
+    printf 'url = "%s/ns/idle-%s/__admin/clock"\noutput = "/dev/null"\n' "$BASE" "$i"
+  done >"$WORK/namespaces-use.curl"
+  curl_each "$WORK/namespaces-use.curl" >/dev/null
+  sleep 1
+  opened=$(rss_kib)
+  NS_RSS_MIB=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%.1f", (a - b) / 1024 }')
+  echo "  creating a namespace (PUT /__admin/namespaces/{name}, no body, $ok of 1000 made): mean $NS_CREATE_MS ms, median $median ms, the HTTP round trip on one connection included (GET /health: $round_trip ms; target < 1 ms)"
+  echo "  RSS with 1,000 idle namespaces: +$NS_RSS_MIB MiB ($(awk -v a="$before" 'BEGIN { printf "%.1f", a / 1024 }') to $(awk -v a="$after" 'BEGIN { printf "%.1f", a / 1024 }') MiB; target <= 32 MiB); after one request in each (its world opened): +$(awk -v a="$opened" -v b="$before" 'BEGIN { printf "%.1f", (a - b) / 1024 }') MiB"
+  stop_server
+}
+
+if [ "$ONLY" = namespaces ]; then
+  echo "apple-id-mock benchmark, namespaces only: $BIN, wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (same cores)"
+  namespace_figures
+  exit 0
+fi
+
 
 # --- the machine's ceiling --------------------------------------------------------------------
 measure_ceiling
@@ -312,6 +433,10 @@ if [ -n "$BARE" ]; then
   BARE_RSS=$(awk -v m="$MOCK_IDLE_KIB" -v b="$BARE_IDLE_KIB" 'BEGIN { printf "%.1f MiB idle, %+.1f MiB on top of its %.1f", m / 1024, (m - b) / 1024, b / 1024 }')
   echo "  the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
 fi
+
+# --- namespaces -------------------------------------------------------------------------------
+# After the bare server, whose token run reuses the mock's refresh.lua.
+namespace_figures
 
 # --- live grants ------------------------------------------------------------------------------
 # After the bare server, so that its rates are taken minutes, not the grants' ten, after the mock's.
@@ -386,3 +511,4 @@ echo
 echo "== ratios to the highest ceiling of this run: $CEILING signatures/s (measured: $CEILINGS)"
 echo "  refresh $(ratio "$REFRESH_RATE")   code exchange $(ratio "$EXCHANGE_RATE")   offline mint $(ratio "$MINT")   sqlite refresh $(ratio "$SQLITE_RATE")${PG_RATE:+   postgres refresh $(ratio "$PG_RATE")}${BARE:+   bare server token $(ratio "$BARE_TOKEN")}"
 [ -z "$BARE" ] || echo "== the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
+echo "== namespaces: refresh in a namespace $NS_SHARE of default's (by CPU per request $NS_CPU_SHARE; prefixed $(pct "$NS_PREFIX_RATE" "$NS_DEFAULT_RATE")); 1,000 idle namespaces +$NS_RSS_MIB MiB RSS; creating one $NS_CREATE_MS ms"

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -34,6 +35,32 @@ struct RevokeRouterTests {
                 after.text
                     == #"{"error":"invalid_grant","error_description":"The token has expired or has been revoked."}"#)
             #expect(try await client.signIn("maria")["user"] != nil)
+        }
+    }
+
+    @Test("a namespace's token revoked on the unprefixed URL: revoked in its namespace, the default's untouched")
+    func revokeInNamespace() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        let secret = try await Fixture.secret()
+        try await app.test(.router) { client in
+            #expect(try await client.postJSON("/__admin/namespaces/qa", "{}", method: .put).status == .created)
+            let (_, home) = try await Self.tokens(client, secret: secret)
+            // Authorized in the namespace (the header); exchanged, revoked and refreshed with neither
+            // prefix nor header: the code and the token carry their namespace.
+            let response = try await client.authorize(
+                [
+                    ("client_id", Fixture.webClient), ("redirect_uri", Fixture.redirect), ("response_type", "code"),
+                    ("login_hint", "maria"),
+                ], headers: [HTTPField.Name("X-Apple-ID-Mock-Namespace")!: "qa"])
+            let location = try #require(response.headers[.location])
+            let code = try #require(Fixture.parameters(ofLocation: location, separator: "?")["code"])
+            let refresh = try #require(
+                try await client.exchange(code: code, secret: secret).json["refresh_token"] as? String)
+            let revoked = try await client.postForm(
+                "/auth/revoke", [("client_id", Fixture.webClient), ("client_secret", secret), ("token", refresh)])
+            #expect(revoked.status == .ok, "\(revoked.text)")
+            #expect(try await client.refresh(refresh, secret: secret).json["error"] as? String == "invalid_grant")
+            #expect(try await client.refresh(home, secret: secret).status == .ok)
         }
     }
 

@@ -41,8 +41,16 @@ struct NamespaceScope: Sendable, Hashable {
     /// elsewhere one derived from the namespace and the key, so that each namespace publishes,
     /// unpublishes and signs with keys of its own (the key pair is the same).
     func bundledKid(_ kid: String) -> String {
-        isDefault ? kid : IdentifierDerivation.token(purpose: "kid", length: 10, name, kid)
+        guard !isDefault else { return kid }
+        return Self.bundledKids.value(for: name + "\u{0}" + kid) {
+            IdentifierDerivation.token(purpose: "kid", length: 10, name, kid)
+        }
     }
+
+    /// The bundled keys' `kid`s in each namespace, derived once per process: `/auth/keys` without a
+    /// namespace names every namespace's keys on every call (with 1,000 namespaces, deriving them
+    /// again was most of its time).
+    private static let bundledKids = BoundedCache<String, String>(capacity: 8 * Namespaces.limit)
 
     /// The namespace a stored space name belongs to.
     static func namespace(ofStoredSpace stored: String) -> String {
@@ -50,8 +58,17 @@ struct NamespaceScope: Sendable, Hashable {
         return String(stored[..<slash])
     }
 
+    /// The tags computed so far, by name: making a namespace compares its tag with every other's,
+    /// and reading the records again rebuilds the directory, so each name is hashed once, not once
+    /// per namespace made (with 1,000 namespaces, hashing was a third of a `PUT`'s time).
+    private static let tags = BoundedCache<String, UInt32>(capacity: 4 * Namespaces.limit)
+
     /// The tag of the namespace `name`: 32 bits of a SHA-256 of it, never 0 (the default's).
     static func tag(for name: String) -> UInt32 {
+        tags.value(for: name) { hashedTag(for: name) }
+    }
+
+    private static func hashedTag(for name: String) -> UInt32 {
         let digest = Array(SHA256.hash(data: Data("apple-id-mock/namespace\u{0}\(name)".utf8)))
         let tag = digest.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         return tag == 0 ? 1 : tag

@@ -9,13 +9,14 @@ struct MigrationController: Sendable {
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.post(RouterPath(ApplePath.userMigrationInfo)) { request, context in
-            let settings = try await context.active(in: self.scoped(context).state).world.settings
+            let scoped = self.scoped(context)
+            let settings = try await context.active(in: scoped.state).world.settings
             let form = try await RequestReading.tokenForm(request, context: context, settings: settings)
             guard let bearer = RequestReading.bearerToken(request) else {
                 throw AppleError.invalidRequest("Authorization: Bearer <access token> is missing")
             }
-            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) { active in
-                try await migrate(form, bearer: bearer, active: active, journal: context.journal)
+            return try await scoped.state.rerunningAfterResets(from: context.active) { active in
+                try await scoped.migrate(form, bearer: bearer, active: active, journal: context.journal)
             }
         }
     }

@@ -10,10 +10,11 @@ struct RevokeController: Sendable {
 
     func addRoutes(to group: RouterGroup<MockRequestContext>) {
         group.post(RouterPath(ApplePath.revoke)) { request, context in
-            let settings = try await context.active(in: self.scoped(context).state).world.settings
+            let scoped = self.scoped(context)
+            let settings = try await context.active(in: scoped.state).world.settings
             let form = try await Self.form(request, context, settings: settings)
-            return try await self.scoped(context).state.rerunningAfterResets(from: context.active) { active in
-                try await revoke(form, active: active, journal: context.journal)
+            return try await scoped.state.rerunningAfterResets(from: context.active) { active in
+                try await scoped.revoke(form, active: active, journal: context.journal)
             }
         }
     }

@@ -218,19 +218,30 @@ stop_server() {
   PID=
 }
 
-# A client secret and a refresh token (the refresh grant can be repeated).
-prepare_refresh() {
+# A refresh token: authorized at $AUTHORIZE with curl's options $@ (a namespace's header, say) and
+# exchanged on Apple's unprefixed URL (a code minted in a namespace is exchanged there).
+mint_refresh() {
   local code
-  BENCH_SECRET=$("$BIN" client-secret --client-id "$CLIENT")
-  export BENCH_SECRET
-  code=$(curl -s -o /dev/null -w '%{redirect_url}' "$AUTHORIZE" | sed -n 's/.*code=\([^&]*\).*/\1/p')
-  REFRESH=$(curl -s "$BASE/auth/token" -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" -d grant_type=authorization_code \
-    -d code="$code" -d redirect_uri="$REDIRECT" | sed -n 's/.*"refresh_token":"\([^"]*\)".*/\1/p')
-  cat >"$WORK/refresh.lua" <<LUA
+  code=$(curl -s -o /dev/null -w '%{redirect_url}' "$@" "$AUTHORIZE" | sed -n 's/.*code=\([^&]*\).*/\1/p')
+  curl -s "$BASE/auth/token" -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" -d grant_type=authorization_code \
+    -d code="$code" -d redirect_uri="$REDIRECT" | sed -n 's/.*"refresh_token":"\([^"]*\)".*/\1/p'
+}
+
+# Writes wrk's script $1 for the refresh grant with the token $2.
+refresh_script() {
+  cat >"$1" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-wrk.body = "grant_type=refresh_token&client_id=$CLIENT&client_secret=$BENCH_SECRET&refresh_token=$REFRESH"
+wrk.body = "grant_type=refresh_token&client_id=$CLIENT&client_secret=$BENCH_SECRET&refresh_token=$2"
 LUA
+}
+
+# A client secret and a refresh token (the refresh grant can be repeated).
+prepare_refresh() {
+  BENCH_SECRET=$("$BIN" client-secret --client-id "$CLIENT")
+  export BENCH_SECRET
+  REFRESH=$(mint_refresh)
+  refresh_script "$WORK/refresh.lua" "$REFRESH"
 }
 
 # Keeps the mock's keys answer and one of its refresh answers for the bare server to send, and
@@ -283,18 +294,10 @@ mean() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + b) / 2 }'; }
 # exchanged on Apple's unprefixed URL, which the code's tag routes to its namespace. Writes
 # ns-refresh.lua (needs prepare_refresh first, for the secret).
 prepare_namespace_refresh() {
-  local code token
-  code=$(curl -s -o /dev/null -w '%{redirect_url}' -H "X-Apple-ID-Mock-Namespace: $1" "$AUTHORIZE" |
-    sed -n 's/.*code=\([^&]*\).*/\1/p')
-  token=$(curl -s "$BASE/auth/token" -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" \
-    -d grant_type=authorization_code -d code="$code" -d redirect_uri="$REDIRECT" |
-    sed -n 's/.*"refresh_token":"\([^"]*\)".*/\1/p')
+  local token
+  token=$(mint_refresh -H "X-Apple-ID-Mock-Namespace: $1")
   [ -n "$token" ] || { echo "no refresh token minted in the namespace $1" >&2; exit 1; }
-  cat >"$WORK/ns-refresh.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-wrk.body = "grant_type=refresh_token&client_id=$CLIENT&client_secret=$BENCH_SECRET&refresh_token=$token"
-LUA
+  refresh_script "$WORK/ns-refresh.lua" "$token"
 }
 
 # Sends the requests listed in $1 (curl's config format) on one connection, with curl's options

@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import AppleIDMock
+
+/// Bugs found by a review of the namespaces: each test fails without its fix.
+@Suite("Namespaces: review")
+struct NamespaceReviewTests {
+    /// A memory store whose transactions fail while `failing` is set.
+    final class FailingStore: StateStore {
+        let inner = MemoryStore()
+        private let flag = Atomic<Bool>(false)
+
+        /// Whether transactions fail now.
+        var failing: Bool {
+            get { flag.load(ordering: .sequentiallyConsistent) }
+            set { flag.store(newValue, ordering: .sequentiallyConsistent) }
+        }
+
+        func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
+            async throws -> Result
+        {
+            if failing { throw StoreUnavailable(cause: "the test's outage") }
+            return try await inner.transaction(body)
+        }
+
+        func control(in space: String, ifChangedFrom known: Int64?) async throws -> (
+            revision: Int64, value: ControlState?
+        ) {
+            try await inner.control(in: space, ifChangedFrom: known)
+        }
+
+        func claimDue<Value>(
+            _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
+            mark: @escaping @Sendable (inout Value) -> Void
+        ) async throws -> [(space: String, key: String, value: Value)] {
+            try await inner.claimDue(space, now: now, leaseUntil: leaseUntil, limit: limit, mark: mark)
+        }
+
+        func sweep(expiredBefore now: Date) async throws -> Int { try await inner.sweep(expiredBefore: now) }
+
+        var description: String { "failing memory" }
+
+        var watch: StoreWatch { inner.watch }
+
+        func entryCounts(_ spaces: [String]) async throws -> [String: Int] { try await inner.entryCounts(spaces) }
+    }
+
+    @Test("a journal flush of two namespaces' entries that fails puts each entry back once (an outage lost entries)")
+    func failedFlushOfSeveralNamespacesKeepsEachEntryOnce() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let store = FailingStore()
+        let services = try await MockServices.load(
+            configuration: Fixture.configuration(), store: store, clock: .fixed(at: Fixture.start), logger: logger)
+        try await services.namespaces.put("team-a", NamespaceOptions())
+        let team = try await services.namespaces.state(for: "team-a")
+        for namespace in [NamespaceName.default, "team-a"] {
+            services.journal.record(
+                JournalEntry(
+                    id: services.journal.nextId(at: Date()), at: Fixture.start, wallTime: Date(), namespace: namespace,
+                    endpoint: "keys", outcome: .ok, latencyMilliseconds: 0))
+        }
+        // A store outage of a second or two: the flush (every 100 ms) fails again and again. Each
+        // failure put the first namespace's entries back twice, doubling them until the full buffer
+        // dropped the oldest: the other namespace's entry.
+        store.failing = true
+        for _ in 0..<16 {
+            await #expect(throws: StoreUnavailable.self) { try await services.state.flushJournal(services.journal) }
+        }
+        store.failing = false
+        let home = try await services.state.journal(recorder: services.journal)
+        let own = try await team.journal(recorder: services.journal)
+        #expect(home.count == 1)
+        #expect(own.count == 1)
+    }
+}

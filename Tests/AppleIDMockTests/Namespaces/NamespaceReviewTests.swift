@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import Synchronization
 import Testing
@@ -75,5 +77,27 @@ struct NamespaceReviewTests {
         let own = try await team.journal(recorder: services.journal)
         #expect(home.count == 1)
         #expect(own.count == 1)
+    }
+
+    @Test("a namespace's settings name a bundled key by the kid its key listing shows")
+    func settingsNameANamespacesBundledKid() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            #expect(try await client.postJSON("/__admin/namespaces/team-a", "{}", method: .put).status == .created)
+            func keys() async throws -> [[String: Any]] {
+                try #require(
+                    try await client.execute(uri: "/ns/team-a/__admin/keys", method: .get).json["keys"]
+                        as? [[String: Any]])
+            }
+            let other = try #require(try await keys().first { $0["signing"] as? Bool == false }?["kid"] as? String)
+            let patched = try await client.postJSON(
+                "/ns/team-a/__admin/settings", #"{"signingKeyId":"\#(other)"}"#, method: .patch)
+            #expect(patched.status == .ok)
+            #expect(try await keys().filter { $0["signing"] as? Bool == true }.map { $0["kid"] as? String } == [other])
+            // The default namespace's own kids are not the namespace's.
+            let home = try #require(
+                try await client.execute(uri: "/__admin/keys", method: .get).json["keys"] as? [[String: Any]])
+            #expect(!home.contains { $0["kid"] as? String == other })
+        }
     }
 }

@@ -100,4 +100,28 @@ struct NamespaceReviewTests {
             #expect(!home.contains { $0["kid"] as? String == other })
         }
     }
+
+    @Test("a store outage while choosing the namespace is answered 503 in each surface's format, not a bare 500")
+    func outageWhileChoosingIsTheSurfacesAnswer() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let store = FailingStore()
+        let services = try await MockServices.load(
+            configuration: Fixture.configuration(), store: store, clock: .fixed(at: Fixture.start), logger: logger)
+        let app = Application(
+            responder: NamespacePrefixResponder(router: buildRouter(services: services).buildResponder()))
+        try await app.test(.router) { client in
+            // A claimed client_id is looked up in records read at most a second ago: let them age.
+            try await Task.sleep(for: .seconds(Namespaces.refreshInterval * 1.2))
+            store.failing = true
+            let authorize = try await client.execute(
+                uri: "/auth/authorize?client_id=\(Fixture.webClient)", method: .get)
+            #expect(authorize.status == .serviceUnavailable)
+            #expect(authorize.json["error"] as? String == "temporarily_unavailable")
+            // A namespace named on the control plane that this process has not read yet.
+            let admin = try await client.execute(uri: "/ns/team-b/__admin/settings", method: .get)
+            #expect(admin.status == .serviceUnavailable)
+            #expect(admin.json["error"] as? String == "store_unavailable")
+        }
+    }
 }

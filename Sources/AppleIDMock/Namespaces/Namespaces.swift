@@ -51,6 +51,15 @@ final class Namespaces: Sendable {
         return world(name)
     }
 
+    /// The world of the namespace `name` if it exists, never made: for background work (a
+    /// notification, the relay's copy) on a namespace that may have been deleted meanwhile.
+    func existingState(_ name: String) async throws -> MockState? {
+        if name == NamespaceName.default { return defaultState }
+        if known.withLock({ $0.records[name] == nil }) { try await refresh() }
+        guard known.withLock({ $0.records[name] != nil }) else { return nil }
+        return world(name)
+    }
+
     /// The world of the namespace whose codes and tokens carry `tag`, if one exists.
     func state(forTag tag: UInt32) async throws -> MockState? {
         if tag == 0 { return nil }

@@ -124,4 +124,31 @@ struct NamespaceReviewTests {
             #expect(admin.json["error"] as? String == "store_unavailable")
         }
     }
+
+    @Test("the relay's copy to --smtp-forward, done after its namespace was deleted, does not make it again")
+    func forwardAfterDeletionLeavesTheNamespaceDeleted() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        var configuration = Fixture.configuration()
+        // Nothing listens there: the copy fails at once, and its outcome is noted on the record.
+        configuration.mail.forward = SMTPAddress(host: "127.0.0.1", port: 19_401)
+        let services = try await MockServices.load(
+            configuration: configuration, store: MemoryStore(), clock: .fixed(at: Fixture.start), logger: logger)
+        try await services.namespaces.put("team-a", NamespaceOptions())
+        let team = try await services.namespaces.state(for: "team-a")
+        let active = try await team.current()
+        try await team.withSession(active) { session, _ in
+            _ = try await session.authorize(
+                userKey: "sam", appGroupId: "example", scopes: ["name", "email"], hidesEmail: true,
+                now: Fixture.start)
+        }
+        let relay = active.world.relayEmail(of: try #require(active.world.users["sam"]), teamId: "DEF123GHIJ")
+        let desk = MailDesk(services: services)
+        let (reply, forward) = await desk.deliver(MailDeskTests.envelope("news@example.com", to: relay))
+        #expect(reply.code == 250)
+        // The test's teardown deletes the namespace while the copy is on its way.
+        #expect(try await services.namespaces.delete("team-a"))
+        await forward()
+        #expect(try await services.namespaces.record("team-a") == nil)
+    }
 }

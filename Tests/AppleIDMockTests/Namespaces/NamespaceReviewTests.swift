@@ -151,4 +151,86 @@ struct NamespaceReviewTests {
         await forward()
         #expect(try await services.namespaces.record("team-a") == nil)
     }
+
+    /// A memory store whose next transaction, once armed, holds its result until opened.
+    final class HeldStore: StateStore {
+        let inner = MemoryStore()
+        private let gate = Mutex((armed: false, holding: false))
+        private let opened: AsyncStream<Void>
+        private let opener: AsyncStream<Void>.Continuation
+
+        init() { (opened, opener) = AsyncStream.makeStream(of: Void.self) }
+
+        /// The next transaction holds its result at the gate.
+        func arm() { gate.withLock { $0.armed = true } }
+
+        /// Whether a transaction holds at the gate.
+        var isHolding: Bool { gate.withLock { $0.holding } }
+
+        /// Lets the held transaction return.
+        func open() { opener.yield() }
+
+        func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
+            async throws -> Result
+        {
+            let held = gate.withLock { gate in
+                defer { gate.armed = false }
+                gate.holding = gate.armed
+                return gate.armed
+            }
+            let result = try await inner.transaction(body)
+            if held {
+                for await _ in opened { break }
+                gate.withLock { $0.holding = false }
+            }
+            return result
+        }
+
+        func control(in space: String, ifChangedFrom known: Int64?) async throws -> (
+            revision: Int64, value: ControlState?
+        ) {
+            try await inner.control(in: space, ifChangedFrom: known)
+        }
+
+        func claimDue<Value>(
+            _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
+            mark: @escaping @Sendable (inout Value) -> Void
+        ) async throws -> [(space: String, key: String, value: Value)] {
+            try await inner.claimDue(space, now: now, leaseUntil: leaseUntil, limit: limit, mark: mark)
+        }
+
+        func sweep(expiredBefore now: Date) async throws -> Int { try await inner.sweep(expiredBefore: now) }
+
+        var description: String { "held memory" }
+
+        var watch: StoreWatch { inner.watch }
+
+        func entryCounts(_ spaces: [String]) async throws -> [String: Int] { try await inner.entryCounts(spaces) }
+    }
+
+    @Test("a records read that began before a namespace was made does not make this process forget it")
+    func refreshOverlappingAPutKeepsTheNewNamespace() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let store = HeldStore()
+        let services = try await MockServices.load(
+            configuration: Fixture.configuration(), store: store, clock: .fixed(at: Fixture.start), logger: logger)
+        let namespaces = services.namespaces
+        store.arm()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // The housekeeping's read of the records (every second), before team-a exists.
+            group.addTask { try await namespaces.refresh() }
+            let deadline = ContinuousClock.now + .seconds(5 * Waiting.patience)
+            while !store.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(store.isHolding)
+            try await namespaces.put("team-a", NamespaceOptions())
+            store.open()
+            try await group.waitForAll()
+        }
+        // Forgotten, team-a's codes and tokens were the default namespace's (a tag nobody has):
+        // served in its world on Apple's plain URLs, and deleted by its reset.
+        let tag = NamespaceScope(name: "team-a").tag
+        #expect(services.state.directory.name(ofTag: tag) == "team-a")
+        #expect(try await namespaces.state(forTag: tag)?.scope.name == "team-a")
+    }
 }

@@ -53,11 +53,11 @@ extension MockState {
 
     /// Applies a JSON patch to the active scenario's settings in one step (the session is kept).
     func patchSettings(_ patch: JSONValue) async throws -> MockSettings {
-        let keyRing = catalog.keyRing
         return try await changeControl { control, active, _ in
             var reader = JSONReader()
             let settings = active.world.settings.applying(patch, at: .root, reader: &reader)
-            let kids = control.keys?.entries.map(\.kid) ?? keyRing.keys.map(\.kid)
+            // The kids the keys listing shows: in a namespace, its own names for the bundled keys.
+            let kids = (control.keys ?? self.defaultRoster(settings: active.world.settings)).entries.map(\.kid)
             if let kid = settings.signingKeyId, !kids.contains(kid) {
                 reader.report(
                     .root.member("signingKeyId"),

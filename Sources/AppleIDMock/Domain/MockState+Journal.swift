@@ -24,15 +24,21 @@ extension MockState {
             // Most batches are one namespace's: split only when they are not.
             let namespace = entries.first?.namespace ?? NamespaceName.default
             guard entries.contains(where: { ($0.namespace ?? NamespaceName.default) != namespace }) else {
-                return try await write(entries, in: namespace, recorder: recorder)
+                do {
+                    return try await write(entries, in: namespace)
+                } catch {
+                    recorder.restore(entries)
+                    throw error
+                }
             }
             var groups: [String: Deque<JournalEntry>] = [:]
             for entry in entries { groups[entry.namespace ?? NamespaceName.default, default: []].append(entry) }
             var unwritten = Array(groups.keys.sorted())
             while let name = unwritten.first {
                 do {
-                    try await write(groups[name] ?? [], in: name, recorder: recorder)
+                    try await write(groups[name] ?? [], in: name)
                 } catch {
+                    // Each unwritten entry goes back once (the failed group's included).
                     for rest in unwritten { recorder.restore(groups[rest] ?? []) }
                     throw error
                 }
@@ -42,9 +48,10 @@ extension MockState {
     }
 
     /// Writes `entries` (drained, in recording order) into the journal of the namespace `name`, with
-    /// its limit; gives them back to `recorder` if the step fails. Entries of a namespace deleted
-    /// meanwhile are dropped.
-    private func write(_ entries: Deque<JournalEntry>, in name: String, recorder: JournalRecorder) async throws {
+    /// its limit; the caller gives them back to the recorder if the step fails (once: giving them
+    /// back here too doubled them on every failed flush of a batch of several namespaces, until the
+    /// full buffer dropped other entries). Entries of a namespace deleted meanwhile are dropped.
+    private func write(_ entries: Deque<JournalEntry>, in name: String) async throws {
         let world = name == scope.name ? self : sibling(NamespaceScope(name: name))
         let control: ActiveScenario
         do {
@@ -52,21 +59,12 @@ extension MockState {
         } catch  where name != NamespaceName.default {
             let gone = try await world.store.transaction { try await $0.get(Spaces.control, ControlState.key) } == nil
             if gone { return }
-            recorder.restore(entries)
-            throw error
-        } catch {
-            recorder.restore(entries)
             throw error
         }
         let limit = control.world.settings.journalLimit
         let clearedBefore = control.control.journalClearedBefore ?? ""
-        do {
-            try await world.store.transaction { transaction in
-                try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)
-            }
-        } catch {
-            recorder.restore(entries)
-            throw error
+        try await world.store.transaction { transaction in
+            try await Self.write(entries, limit: limit, clearedBefore: clearedBefore, transaction)
         }
     }
 

@@ -159,8 +159,14 @@ final class MockState: Sendable {
     /// In a namespace other than the default, the bundled keys go by the namespace's own `kid`s
     /// (`NamespaceScope.bundledKid`).
     func defaultRoster(settings: MockSettings) -> KeyRoster {
-        let roster = KeyRoster.bundled(catalog.keyRing, settings: settings)
-        return scope.isDefault ? roster : roster.renamed(scope.bundledKid)
+        let ring = catalog.keyRing
+        guard !scope.isDefault else { return KeyRoster.bundled(ring, settings: settings) }
+        // The settings name a bundled key by the namespace's kid (a settings patch) or by its own
+        // (a scenario file).
+        let named = settings.signingKeyId.flatMap { kid in
+            ring.keys.first { $0.kid == kid || scope.bundledKid($0.kid) == kid }
+        }
+        return KeyRoster.bundled(ring, signingKid: (named ?? ring.keys[0]).kid).renamed(scope.bundledKid)
     }
 
     /// The private halves of the roster's keys: bundled ones from the ring, generated ones from the

@@ -110,7 +110,8 @@ struct MailDesk: Sendable {
                 logger.notice(
                     "relay forward failed", metadata: ["idp.mail": .string(record.id), "error": .string(outcome)])
             }
-            let steps = (try? await namespaces.state(for: record.namespace ?? NamespaceName.default))?.mail
+            // Not `state(for:)`: a namespace deleted meanwhile would be made again.
+            let steps = (try? await namespaces.existingState(record.namespace ?? NamespaceName.default))??.mail
             _ = try? await steps?.update(record.id) { $0.forward = outcome }
         }
     }

@@ -28,8 +28,8 @@ struct AppleCallMiddleware: RouterMiddleware {
             state = try await NamespaceChoice.appleCall(
                 context.namespaceRequest, parameters: parameters, bearer: RequestReading.bearerToken(request),
                 in: namespaces)
-        } catch let refusal as ControlRefusal {
-            return NamespaceMiddleware.refusal(refusal, group: context.routeGroup)
+        } catch let error where !(error is any HTTPResponseError) {
+            return try NamespaceMiddleware.refusal(error, group: context.routeGroup)
         }
         context.state = state
         // A store outage is reported by the handler itself.

@@ -16,8 +16,8 @@ struct NamespaceMiddleware: RouterMiddleware {
         let state: MockState
         do {
             state = try await NamespaceChoice.other(context.namespaceRequest, group: context.routeGroup, in: namespaces)
-        } catch let refusal as ControlRefusal {
-            return Self.refusal(refusal, group: context.routeGroup)
+        } catch let error where !(error is any HTTPResponseError) {
+            return try Self.refusal(error, group: context.routeGroup)
         }
         context.state = state
         // A store outage is reported by the handler itself.
@@ -25,10 +25,17 @@ struct NamespaceMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// A namespace that cannot be made (the limit), as the surface of `group` answers.
-    static func refusal(_ refusal: ControlRefusal, group: RouteGroup) -> Response {
-        if case .controlPlane = group { return AdminErrorMiddleware.response(for: refusal) }
-        return AppleErrorMiddleware.response(
-            AppleError("invalid_request", description: refusal.message, reason: refusal.message))
+    /// A namespace that cannot be made (the limit) or read (a store outage: 503), as the surface
+    /// of `group` answers; anything else is thrown on.
+    static func refusal(_ error: any Error, group: RouteGroup) throws -> Response {
+        if case .controlPlane = group, let known = AdminErrorMiddleware.response(forKnown: error) { return known }
+        if let refusal = error as? ControlRefusal {
+            return AppleErrorMiddleware.response(
+                AppleError("invalid_request", description: refusal.message, reason: refusal.message))
+        }
+        guard error is StoreUnavailable, let (appleError, status) = AppleErrorMiddleware.appleError(for: error) else {
+            throw error
+        }
+        return AppleErrorMiddleware.response(appleError, status: status)
     }
 }

@@ -24,6 +24,10 @@ final class Namespaces: Sendable {
         var claims: [String: String] = [:]
         /// When the records were read (wall clock).
         var readAt: Date = .distantPast
+        /// Counts the namespaces made or deleted here, before their step and with what it changes
+        /// here: a read of the records that overlapped one is not remembered (it would forget what
+        /// that step did).
+        var changes = 0
     }
 
     /// How long a record read stays fresh for another replica's namespaces and claims.
@@ -48,6 +52,15 @@ final class Namespaces: Sendable {
         if known.withLock({ $0.records[name] == nil }) {
             _ = try await put(name, NamespaceOptions(), onlyIfNew: true)
         }
+        return world(name)
+    }
+
+    /// The world of the namespace `name` if it exists, never made: for background work (a
+    /// notification, the relay's copy) on a namespace that may have been deleted meanwhile.
+    func existingState(_ name: String) async throws -> MockState? {
+        if name == NamespaceName.default { return defaultState }
+        if known.withLock({ $0.records[name] == nil }) { try await refresh() }
+        guard known.withLock({ $0.records[name] != nil }) else { return nil }
         return world(name)
     }
 
@@ -102,18 +115,27 @@ final class Namespaces: Sendable {
 
     /// Reads every record from the store.
     func refresh() async throws {
+        let changes = known.withLock { $0.changes }
         let records = try await defaultState.store.transaction { try await $0.list(Spaces.namespaces) }
-        remember(records.map(\.value), at: Date())
+        remember(records.map(\.value), at: Date(), changes: changes)
     }
 
-    private func remember(_ records: [NamespaceRecord], at date: Date) {
-        var next = Known(readAt: date)
+    /// Remembers `records`, read when `changes` namespaces had been made or deleted here; a read
+    /// that overlapped a change is dropped (the next one is not stale yet: it reads again).
+    private func remember(_ records: [NamespaceRecord], at date: Date, changes: Int) {
+        var next = Known(readAt: date, changes: changes)
         for record in records {
             next.records[record.name] = record
             for client in record.clients { next.claims[client] = record.name }
         }
-        known.withLock { $0 = next }
-        directory.replace(with: records.map { NamespaceScope(name: $0.name) })
+        let directory = directory
+        let current = known.withLock { known in
+            guard known.changes == changes else { return false }
+            known = next
+            directory.replace(with: records.map { NamespaceScope(name: $0.name) })
+            return true
+        }
+        guard current else { return }
         let names = Set(records.map(\.name))
         worlds.withLock { worlds in worlds = worlds.filter { names.contains($0.key) } }
     }
@@ -195,6 +217,7 @@ final class Namespaces: Sendable {
         let catalog = defaultState.catalog
         let initialScenario = defaultState.initialScenario
         let now = Date()
+        known.withLock { $0.changes += 1 }
         let result = try await defaultState.base.transaction { raw in
             let home = ScopedTransaction(raw, scope: .default, directory: directory)
             let own = ScopedTransaction(raw, scope: scope, directory: directory)
@@ -248,11 +271,10 @@ final class Namespaces: Sendable {
             if control != stored { try await own.put(Spaces.control, ControlState.key, control) }
             return (record, existing == nil)
         }
-        if result.1 {
-            directory.insert(scope)
-            logger.info("namespace made", metadata: ["idp.namespace": .string(name)])
-        }
+        if result.1 { logger.info("namespace made", metadata: ["idp.namespace": .string(name)]) }
         known.withLock { known in
+            known.changes += 1
+            if result.1 { directory.insert(scope) }
             if let old = known.records[name] { for client in old.clients { known.claims[client] = nil } }
             known.records[name] = result.0
             for client in result.0.clients { known.claims[client] = name }
@@ -264,6 +286,7 @@ final class Namespaces: Sendable {
     func delete(_ name: String) async throws -> Bool {
         let scope = NamespaceScope(name: name)
         let directory = directory
+        known.withLock { $0.changes += 1 }
         let existed = try await defaultState.base.transaction { raw in
             let home = ScopedTransaction(raw, scope: .default, directory: directory)
             guard try await home.get(Spaces.namespaces, name) != nil else { return false }
@@ -271,8 +294,9 @@ final class Namespaces: Sendable {
             try await ScopedTransaction(raw, scope: scope, directory: directory).clear(Spaces.registered.map(\.name))
             return true
         }
-        directory.remove(scope)
         known.withLock { known in
+            known.changes += 1
+            directory.remove(scope)
             if let old = known.records.removeValue(forKey: name) {
                 for client in old.clients { known.claims[client] = nil }
             }

@@ -86,7 +86,11 @@ struct NotificationDeliveryService: Service {
                     world = opened
                 } else {
                     do {
-                        let state = try await namespaces.state(for: name)
+                        // Not `state(for:)`: a namespace deleted since the claim would be made again.
+                        guard let state = try await namespaces.existingState(name) else {
+                            slots.give()
+                            continue
+                        }
                         world = (state, try await state.fireDueEvents())
                         actives[name] = world
                     } catch {

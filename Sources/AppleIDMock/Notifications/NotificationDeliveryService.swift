@@ -42,6 +42,9 @@ struct NotificationDeliveryService: Service {
     func run() async throws {
         let client = NotificationPost.makeClient()
         let slots = DeliverySlots()
+        // Every namespace kept by a durable store opens its world, so that its scheduled events
+        // fire without waiting for a request.
+        _ = try? await namespaces.allStates()
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {

@@ -129,6 +129,26 @@ struct NamespaceRouterTests {
         }
     }
 
+    @Test("the consent page posts back into its namespace, named by the header or the prefix")
+    func consentFormKeepsTheNamespace() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            let pairs = [
+                ("client_id", Fixture.webClient), ("redirect_uri", Fixture.redirect), ("response_type", "code"),
+                ("response_mode", "form_post"), ("scope", "email"), ("state", "s"),
+            ]
+            var headers = HTTPFields()
+            headers[Self.header] = "team-a"
+            let byHeader = String(buffer: try await client.authorize(pairs, headers: headers).body)
+            #expect(byHeader.contains(#"action="/ns/team-a/auth/authorize/consent""#))
+            let byPrefix = try await client.execute(
+                uri: "/ns/team-b/auth/authorize?" + FormParameters.encode(pairs), method: .get)
+            #expect(String(buffer: byPrefix.body).contains(#"action="/ns/team-b/auth/authorize/consent""#))
+            let plain = String(buffer: try await client.authorize(pairs).body)
+            #expect(plain.contains(#"action="/auth/authorize/consent""#))
+        }
+    }
+
     @Test("a badly formed name is refused in the format of the surface it came to")
     func badNames() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))

@@ -10,14 +10,18 @@ struct AuthorizeController: Sendable {
     /// The configured base URL (no trailing slash), for the consent form's action; `nil`: relative.
     let publicBaseURL: String?
     let logger: Logger
-    /// The namespace's path prefix the request came under (`/ns/{name}`, or empty).
+    /// The path prefix of the request's namespace (`/ns/{name}`, or empty for the default).
     var pathPrefix = ""
 
-    /// This controller for `context`: in its namespace's world, with its path prefix (the consent
-    /// form posts back under it).
+    /// This controller for `context`: in its namespace's world, with that namespace's path prefix
+    /// (the consent form posts back under it).
     private func serving(_ context: MockRequestContext) -> Self {
         var copy = scoped(context)
-        copy.pathPrefix = context.namespaceRequest.pathPrefix
+        // The consent form posts back into the same world, however the namespace was named (the
+        // header does not come back with a browser's POST; the prefix does).
+        if let scope = context.state?.scope, !scope.isDefault {
+            copy.pathPrefix = "/\(NamespaceName.pathComponent)/\(scope.name)"
+        }
         return copy
     }
 

@@ -160,10 +160,14 @@ def test_two_testers_in_two_namespaces_do_not_see_each_others_changes(mock, test
     # The picker lists every namespace with its last use; A's table marks hers.
     click(alice, By.CSS_SELECTOR, "#namespace-manage summary")
     wait(alice, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#namespace-table tbody tr")) == 3, "three namespaces listed")
-    row = alice.find_element(By.CSS_SELECTOR, "#namespace-table tr[data-namespace=team-a]")
-    assert row.get_attribute("aria-current") == "page" and "transfer" in row.text
-    options = [o.text for o in Select(alice.find_element(By.ID, "namespace-choice")).options]
-    assert any(o.startswith("team-b, last used ") for o in options)
+    # The bar re-renders every second: each check finds its elements again (wait ignores stale ones).
+    def marks_hers(d):
+        row = d.find_element(By.CSS_SELECTOR, "#namespace-table tr[data-namespace=team-a]")
+        return row.get_attribute("aria-current") == "page" and "transfer" in row.text
+    wait(alice, marks_hers, "A's row is marked as shown, with her scenario")
+    wait(alice, lambda d: any(o.text.startswith("team-b, last used ")
+                              for o in Select(d.find_element(By.ID, "namespace-choice")).options),
+         "the picker lists team-b with its last use")
     section_screenshot(alice, "namespace-bar", screenshots / "dashboard-namespaces.png")
 
     # Tester A deletes team-b (asked first): tester B's world is gone, A's stays.

@@ -15,6 +15,10 @@ final class Namespaces: Sendable {
     private let worlds = Mutex<[String: MockState]>([:])
     /// The stored records as last read, and the `client_id`s they claim.
     private let known = Mutex<Known>(Known())
+    /// Held while this process writes namespace records: steps that read every record (the limit)
+    /// and write one would otherwise conflict with each other on a serializable store (PostgreSQL),
+    /// and 16 testers making namespaces at once retried past the step's deadline.
+    private let recordWrites = AsyncLock()
     /// When each namespace was last used here, not yet written to its record.
     private let touched = Mutex<[String: Date]>([:])
 
@@ -212,6 +216,13 @@ final class Namespaces: Sendable {
     func put(_ name: String, _ options: NamespaceOptions, onlyIfNew: Bool = false) async throws -> (
         record: NamespaceRecord, created: Bool
     ) {
+        try await recordWrites.withLock { try await putAlone(name, options, onlyIfNew: onlyIfNew) }
+    }
+
+    /// `put`, holding `recordWrites`.
+    private func putAlone(_ name: String, _ options: NamespaceOptions, onlyIfNew: Bool) async throws -> (
+        record: NamespaceRecord, created: Bool
+    ) {
         let scope = NamespaceScope(name: name)
         let directory = directory
         let catalog = defaultState.catalog
@@ -284,6 +295,11 @@ final class Namespaces: Sendable {
 
     /// Forgets the namespace `name` and all its state; `false` if it did not exist.
     func delete(_ name: String) async throws -> Bool {
+        try await recordWrites.withLock { try await deleteAlone(name) }
+    }
+
+    /// `delete`, holding `recordWrites`.
+    private func deleteAlone(_ name: String) async throws -> Bool {
         let scope = NamespaceScope(name: name)
         let directory = directory
         known.withLock { $0.changes += 1 }
@@ -338,6 +354,11 @@ final class Namespaces: Sendable {
 
     /// Writes when each namespace touched since the last call was last used.
     func flushUse() async throws {
+        try await recordWrites.withLock { try await flushUseAlone() }
+    }
+
+    /// `flushUse`, holding `recordWrites`.
+    private func flushUseAlone() async throws {
         let uses = touched.withLock { touched in
             defer { touched = [:] }
             return touched

@@ -149,16 +149,24 @@ final class PostgresStore: StateStore, Service {
         async throws
         -> Result
     {
-        try await withDeadline {
-            var attempt = 0
-            while true {
-                attempt += 1
+        // The deadline is each attempt's: PostgreSQL that answers with conflicts (many testers'
+        // namespaces at once) is not an outage, and the step is run again until it commits.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let last = attempt >= 50
+            let outcome = try await withDeadline { () -> SerializableAttempt<Result> in
                 do {
-                    return try await self.runSerializable(body)
-                } catch  where PostgresErrorText.isConflict(error) && attempt < 50 {
-                    try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * min(attempt, 20)))))
+                    return .committed(try await self.runSerializable(body))
+                } catch  where PostgresErrorText.isConflict(error) && !last {
+                    return .conflict
                 }
             }
+            guard case .committed(let result) = outcome else {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * min(attempt, 20)))))
+                continue
+            }
+            return result
         }
     }
 
@@ -337,4 +345,11 @@ final class PostgresStore: StateStore, Service {
             throw StoreUnavailable(cause: "PostgreSQL is unreachable: \(error)", isOutage: true)
         }
     }
+}
+
+/// One attempt of a serializable step: committed with its result, or refused by a conflict with
+/// another step (run it again).
+private enum SerializableAttempt<Result: Sendable>: Sendable {
+    case committed(Result)
+    case conflict
 }

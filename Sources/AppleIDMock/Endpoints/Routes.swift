@@ -71,7 +71,7 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     MintController(state: state, journal: services.journal).addRoutes(to: admin)
     MailController(state: state, journal: services.journal, mail: services.mail).addRoutes(to: admin)
     // At the root, where Prometheus looks, behind the control plane's guard.
-    MetricsController(state: state).addRoutes(
+    MetricsController(state: state, namespaces: services.namespaces).addRoutes(
         to: router.group().add(middleware: adminAccess).add(middleware: AdminErrorMiddleware(logger: logger)))
     return router
 }

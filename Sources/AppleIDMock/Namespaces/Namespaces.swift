@@ -295,21 +295,25 @@ final class Namespaces: Sendable {
 
     /// Forgets the namespace `name` and all its state; `false` if it did not exist.
     func delete(_ name: String) async throws -> Bool {
-        try await recordWrites.withLock { try await deleteAlone(name) }
+        try await recordWrites.withLock { try await deleteAlone(name, idleAt: nil) }
     }
 
-    /// `delete`, holding `recordWrites`.
-    private func deleteAlone(_ name: String) async throws -> Bool {
+    /// `delete`, holding `recordWrites`; with `idleAt`, only if the namespace is still idle past its
+    /// idle time at that instant, as stored when the step runs.
+    private func deleteAlone(_ name: String, idleAt now: Date?) async throws -> Bool {
         let scope = NamespaceScope(name: name)
         let directory = directory
         known.withLock { $0.changes += 1 }
-        let existed = try await defaultState.base.transaction { raw in
+        // nil: kept (used since it was found idle); false: there was none.
+        let existed = try await defaultState.base.transaction { raw -> Bool? in
             let home = ScopedTransaction(raw, scope: .default, directory: directory)
-            guard try await home.get(Spaces.namespaces, name) != nil else { return false }
+            guard let record = try await home.get(Spaces.namespaces, name) else { return false }
+            if let now, now.timeIntervalSince(record.lastUsedAt) <= Double(record.idleTtlSeconds) { return nil }
             try await home.delete(Spaces.namespaces, name)
             try await ScopedTransaction(raw, scope: scope, directory: directory).clear(Spaces.registered.map(\.name))
             return true
         }
+        guard let existed else { return false }
         known.withLock { known in
             known.changes += 1
             directory.remove(scope)
@@ -389,7 +393,10 @@ final class Namespaces: Sendable {
             known.records.values.filter { now.timeIntervalSince($0.lastUsedAt) > Double($0.idleTtlSeconds) }.map(\.name)
         }
         var removed: [String] = []
-        for name in idle.sorted() where try await delete(name) {
+        // Each is checked again in its step: one used meanwhile (here or on a replica that wrote
+        // its use) stays.
+        for name in idle.sorted() where touched.withLock({ $0[name] == nil }) {
+            guard try await recordWrites.withLock({ try await deleteAlone(name, idleAt: now) }) else { continue }
             removed.append(name)
             logger.info("idle namespace removed", metadata: ["idp.namespace": .string(name)])
         }

@@ -149,6 +149,32 @@ struct NamespaceRouterTests {
         }
     }
 
+    @Test("/metrics counts every namespace's notifications, not only the default's")
+    func metricsCountEveryNamespace() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            func pending() async throws -> Double {
+                let page = String(buffer: try await get(client, "/metrics").body)
+                let line = page.split(separator: "\n").first {
+                    $0.hasPrefix("appleidmock_notifications") && $0.contains(#"status="pending""#)
+                }
+                return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            let before = try await pending()
+            let pairs = [
+                ("client_id", Fixture.webClient), ("redirect_uri", Fixture.redirect), ("response_type", "code"),
+                ("response_mode", "form_post"), ("scope", "email"), ("state", "s"), ("login_hint", "sam"),
+            ]
+            _ = try await client.execute(uri: "/ns/team-a/auth/authorize?" + FormParameters.encode(pairs), method: .get)
+            let fired = try await client.postJSON(
+                "/ns/team-a/__admin/events", #"{"type": "account-delete", "user": "sam"}"#)
+            #expect(fired.status == .created || fired.status == .ok)
+            let queued = try #require(fired.json["notificationIds"] as? [Any]).count
+            #expect(queued > 0)
+            #expect(try await pending() == before + Double(queued))
+        }
+    }
+
     @Test("a badly formed name is refused in the format of the surface it came to")
     func badNames() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))

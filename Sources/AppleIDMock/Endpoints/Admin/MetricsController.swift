@@ -5,6 +5,9 @@ import Hummingbird
 /// notifications by status, the mailbox by outcome) is counted at each scrape.
 struct MetricsController: Sendable {
     let state: MockState
+    /// Every namespace: notifications and the mailbox are counted across all of them, as grants are
+    /// (codes and tokens share their spaces).
+    let namespaces: Namespaces
 
     func addRoutes(to router: some RouterMethods<MockRequestContext>) {
         router.get(RouterPath(ServerPath.metrics)) { _, _ in try await self.scrape() }
@@ -13,9 +16,11 @@ struct MetricsController: Sendable {
     private func scrape() async throws -> Response {
         var holdings = MockMetrics.Holdings(waitingReads: state.store.watch.readers)
         holdings.grants = try await state.store.entryCounts(MockMetrics.grantSpaces)
-        for record in try await state.notifications() { holdings.notifications[record.status, default: 0] += 1 }
-        for record in try await state.mail.records() {
-            holdings.mail[Self.mailOutcome(record), default: 0] += 1
+        for world in try await namespaces.allStates() {
+            for record in try await world.notifications() { holdings.notifications[record.status, default: 0] += 1 }
+            for record in try await world.mail.records() {
+                holdings.mail[Self.mailOutcome(record), default: 0] += 1
+            }
         }
         return Response(
             status: .ok,

@@ -10,7 +10,7 @@ import Testing
 @Suite("Journal: one batch on its way at a time")
 struct JournalWriteOrderTests {
     /// A memory store whose next transaction, once the gate is armed, waits until it is opened.
-    final class GatedStore: StateStore {
+    final class GatedStore: DelegatingStore {
         let inner = MemoryStore()
         private let gate = Mutex((armed: false, holding: false))
         private let opened: AsyncStream<Void>
@@ -42,26 +42,7 @@ struct JournalWriteOrderTests {
             return try await inner.transaction(body)
         }
 
-        func control(in space: String, ifChangedFrom known: Int64?) async throws -> (
-            revision: Int64, value: ControlState?
-        ) {
-            try await inner.control(in: space, ifChangedFrom: known)
-        }
-
-        func claimDue<Value>(
-            _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
-            mark: @escaping @Sendable (inout Value) -> Void
-        ) async throws -> [(space: String, key: String, value: Value)] {
-            try await inner.claimDue(space, now: now, leaseUntil: leaseUntil, limit: limit, mark: mark)
-        }
-
-        func sweep(expiredBefore now: Date) async throws -> Int { try await inner.sweep(expiredBefore: now) }
-
         var description: String { "gated memory" }
-
-        var watch: StoreWatch { inner.watch }
-
-        func entryCounts(_ spaces: [String]) async throws -> [String: Int] { try await inner.entryCounts(spaces) }
     }
 
     /// Whether a task has finished.

@@ -11,7 +11,7 @@ import Testing
 @Suite("Namespaces: review")
 struct NamespaceReviewTests {
     /// A memory store whose transactions fail while `failing` is set.
-    final class FailingStore: StateStore {
+    final class FailingStore: DelegatingStore {
         let inner = MemoryStore()
         private let flag = Atomic<Bool>(false)
 
@@ -28,26 +28,7 @@ struct NamespaceReviewTests {
             return try await inner.transaction(body)
         }
 
-        func control(in space: String, ifChangedFrom known: Int64?) async throws -> (
-            revision: Int64, value: ControlState?
-        ) {
-            try await inner.control(in: space, ifChangedFrom: known)
-        }
-
-        func claimDue<Value>(
-            _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
-            mark: @escaping @Sendable (inout Value) -> Void
-        ) async throws -> [(space: String, key: String, value: Value)] {
-            try await inner.claimDue(space, now: now, leaseUntil: leaseUntil, limit: limit, mark: mark)
-        }
-
-        func sweep(expiredBefore now: Date) async throws -> Int { try await inner.sweep(expiredBefore: now) }
-
         var description: String { "failing memory" }
-
-        var watch: StoreWatch { inner.watch }
-
-        func entryCounts(_ spaces: [String]) async throws -> [String: Int] { try await inner.entryCounts(spaces) }
     }
 
     @Test("a journal flush of two namespaces' entries that fails puts each entry back once (an outage lost entries)")
@@ -153,7 +134,7 @@ struct NamespaceReviewTests {
     }
 
     /// A memory store whose next transaction, once armed, holds its result until opened.
-    final class HeldStore: StateStore {
+    final class HeldStore: DelegatingStore {
         let inner = MemoryStore()
         private let gate = Mutex((armed: false, holding: false))
         private let opened: AsyncStream<Void>
@@ -186,26 +167,7 @@ struct NamespaceReviewTests {
             return result
         }
 
-        func control(in space: String, ifChangedFrom known: Int64?) async throws -> (
-            revision: Int64, value: ControlState?
-        ) {
-            try await inner.control(in: space, ifChangedFrom: known)
-        }
-
-        func claimDue<Value>(
-            _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
-            mark: @escaping @Sendable (inout Value) -> Void
-        ) async throws -> [(space: String, key: String, value: Value)] {
-            try await inner.claimDue(space, now: now, leaseUntil: leaseUntil, limit: limit, mark: mark)
-        }
-
-        func sweep(expiredBefore now: Date) async throws -> Int { try await inner.sweep(expiredBefore: now) }
-
         var description: String { "held memory" }
-
-        var watch: StoreWatch { inner.watch }
-
-        func entryCounts(_ spaces: [String]) async throws -> [String: Int] { try await inner.entryCounts(spaces) }
     }
 
     @Test("a records read that began before a namespace was made does not make this process forget it")

@@ -35,24 +35,6 @@ actor NamespaceInboxes {
             await self.receive(context.parameters.get("name") ?? "", body: data)
             return Response(status: .ok)
         }
-        var logger = Logger(label: "namespace-inboxes")
-        logger.logLevel = .critical
-        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { listening.yield($0.localAddress?.port ?? 0) }, logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                defer { listening.finish() }
-                try await app.runService(gracefulShutdownSignals: [])
-            }
-            defer { group.cancelAll() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                try await group.next()
-                throw CancellationError()
-            }
-            return try await body(port)
-        }
+        return try await ServingRouter.serve(router, label: "namespace-inboxes", body)
     }
 }

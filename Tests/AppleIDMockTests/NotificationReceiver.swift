@@ -99,6 +99,15 @@ actor NotificationInbox {
     nonisolated func application(port: Int = 0, onListening: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol
     {
+        var logger = Logger(label: "notification-receiver")
+        logger.logLevel = .critical
+        return Application(
+            router: router(), configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { await onListening($0.localAddress?.port ?? port) }, logger: logger)
+    }
+
+    /// The receiver's routes.
+    nonisolated func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.post("/notify") { request, _ -> Response in
             var buffer = try await request.body.collect(upTo: 1 << 20)
@@ -115,11 +124,7 @@ actor NotificationInbox {
                 return Response(status: .ok)
             }
         }
-        var logger = Logger(label: "notification-receiver")
-        logger.logLevel = .critical
-        return Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            onServerRunning: { await onListening($0.localAddress?.port ?? port) }, logger: logger)
+        return router
     }
 
     /// Runs the receiver on `port` of 127.0.0.1 (0: a free one) while `body` runs with its port, then
@@ -127,19 +132,7 @@ actor NotificationInbox {
     nonisolated func serve<T: Sendable>(port: Int = 0, _ body: @Sendable (_ port: Int) async throws -> T)
         async throws -> T
     {
-        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let app = application(port: port) { listening.yield($0) }
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                defer { listening.finish() }
-                try await app.runService(gracefulShutdownSignals: [])
-            }
-            defer { group.cancelAll() }
-            var iterator = ports.makeAsyncIterator()
-            guard let bound = await iterator.next() else {
-                try await group.next()
-                throw CancellationError()
-            }
+        try await ServingRouter.serve(router(), port: port, label: "notification-receiver") { bound in
             do {
                 let result = try await body(bound)
                 await release()

@@ -91,7 +91,7 @@ struct LoopBoundChannelTests {
         }
     }
 
-    @Test("a journaled store step runs off the event loop: it holds the store's lock across the journal's round trips")
+    @Test("a journaled store writes off the event loop: every step of a shared write waits for its round trips")
     func journaledStepOffLoop() async throws {
         let journal = WhereJournal()
         let store = MemoryStore(journal: journal)

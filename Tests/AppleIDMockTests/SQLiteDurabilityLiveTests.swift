@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteNIO
+import Synchronization
 import Testing
 
 /// `--state sqlite:PATH` across real processes: what one server did survives `kill -9` into the next
@@ -88,6 +89,54 @@ struct SQLiteDurabilityLiveTests {
                 #expect(await inbox.payloads.count == 1)
                 await ServerProcess.stop(second)
             }
+        }
+    }
+
+    /// The refresh tokens the server answered with, from any number of tasks.
+    final class Answered: Sendable {
+        let tokens = Mutex<[String]>([])
+        var count: Int { tokens.withLock { $0.count } }
+    }
+
+    @Test("every token answered under concurrent load before kill -9 is there after it (steps share commits)")
+    func answeredSurviveKill() async throws {
+        let secret = try await Fixture.secret(now: Date(), lifetime: 86_400)
+        try await ChildServers.with { children in
+            let path = children.file("state.sqlite")
+            let first = try await children.start(state: "sqlite:\(path)")
+            let a = first.client
+            let answered = Answered()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Sign-ins and code exchanges from 8 clients at once, until the server is gone.
+                for _ in 0..<8 {
+                    group.addTask {
+                        while true {
+                            guard let code = try? await a.signIn("sam")["code"],
+                                let tokens = try? await a.exchange(code: code, secret: secret), tokens.status == 200,
+                                let refresh = tokens.json["refresh_token"] as? String
+                            else { return }
+                            answered.tokens.withLock { $0.append(refresh) }
+                        }
+                    }
+                }
+                group.addTask {
+                    _ = try await Waiting.until(seconds: 30) { answered.count >= 60 }
+                    first.kill()
+                }
+                try await group.waitForAll()
+            }
+            #expect(first.ending == .signalled(SIGKILL))
+            let tokens = answered.tokens.withLock { $0 }
+            #expect(tokens.count >= 60)
+
+            let second = try await children.start(state: "sqlite:\(path)")
+            var refused: [String] = []
+            for token in tokens {
+                let refreshed = try await second.client.refresh(token, secret: secret)
+                if refreshed.status != 200 { refused.append("\(refreshed.status) \(refreshed.text)") }
+            }
+            #expect(refused.isEmpty, "\(refused.count) of \(tokens.count) answered tokens lost: \(refused.prefix(3))")
+            await ServerProcess.stop(second)
         }
     }
 

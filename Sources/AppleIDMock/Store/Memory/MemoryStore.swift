@@ -8,7 +8,8 @@ protocol StoreJournal: Sendable {
 }
 
 /// The state in this process's memory: the default store, and the working copy of the SQLite store,
-/// whose journal makes every step durable before it counts. Steps run one at a time.
+/// whose journal makes every step durable before it counts. Steps run one at a time; with a journal,
+/// steps that arrive while a write is under way are written together (`CommitLog`).
 final class MemoryStore: StateStore {
     let tables = Mutex(MemoryTables())
     /// `MemoryTables.controlRevision` as of the last change, stored under the tables' lock and read
@@ -16,6 +17,8 @@ final class MemoryStore: StateStore {
     /// lock is often held (a journal batch, a sweep step), which parked that request in the kernel.
     private let publishedRevision = Atomic<Int64>(0)
     private let lock = AsyncLock()
+    /// With a journal: the steps applied but not yet durable (group commit, `CommitLog`).
+    private let log = Mutex(CommitLog())
     private let journal: (any StoreJournal)?
     let description: String
     /// Told of every committed step (this process is the store's only writer).
@@ -34,19 +37,122 @@ final class MemoryStore: StateStore {
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
         async throws -> Result
     {
-        try await serialized {
+        guard let journal else {
+            return try await lock.withLock {
+                let transaction = MemoryTransaction(store: self)
+                let result = try await body(transaction)
+                publish(transaction.changes)
+                return result
+            }
+        }
+        let (result, lsn, changes) = try await lock.withLock { () -> (Result, Int64, StoreChanges?) in
+            let seen = log.withLock { (applied: $0.applied, generation: $0.generation) }
             let transaction = MemoryTransaction(store: self)
             let result = try await body(transaction)
-            try await commit(transaction.changes)
-            return result
+            let changes = transaction.changes
+            // A step that only read waits below for what it saw to be durable.
+            guard !changes.isEmpty else { return (result, seen.applied, nil) }
+            guard Self.sharesCommits(changes) else {
+                try await writeThenApply(changes, journal: journal, seen: seen.applied)
+                return (result, seen.applied, nil)
+            }
+            let lsn = try tables.withLock { tables in
+                // A failed write undid what this step read: its changes would stand on nothing.
+                guard log.withLock({ $0.generation }) == seen.generation else {
+                    throw StoreUnavailable(
+                        cause: "writing the state file failed while this step ran; it changed nothing")
+                }
+                var undo = StoreChanges()
+                for ref in changes.writes.keys { undo.writes[ref] = .some(tables.entry(ref)) }
+                tables.apply(changes)
+                return log.withLock { $0.append(changes, undo: undo) }
+            }
+            return (result, lsn, changes)
+        }
+        try await awaitDurable(lsn, journal: journal)
+        if let changes { watch.committed(changes) }
+        return result
+    }
+
+    /// Whether a step's changes can be applied before they are durable and written with others'
+    /// (group commit). A step that empties spaces (a reset, a scenario switch) or writes a control
+    /// record is written first and applied after, as before: the control record is read outside
+    /// steps (`control(in:ifChangedFrom:)`), and undoing an emptied space would mean keeping it.
+    private static func sharesCommits(_ changes: StoreChanges) -> Bool {
+        changes.cleared.isEmpty
+            && !changes.writes.keys.contains { Spaces.baseName(of: $0.space) == Spaces.control.name }
+    }
+
+    /// Writes `changes` to the journal and then applies them, holding the store's lock: first
+    /// waits until every step applied before (all this step saw, `seen`) is durable.
+    private func writeThenApply(_ changes: StoreChanges, journal: any StoreJournal, seen: Int64) async throws {
+        try await awaitDurable(seen, journal: journal)
+        // Off the event loop: the lock is held across the journal's round trips.
+        try await withTaskExecutorPreference(globalConcurrentExecutor) { try await journal.write(changes) }
+        tables.withLock { tables in
+            tables.apply(changes)
+            log.withLock { $0.appendDurable() }
+            publishedRevision.store(tables.controlRevision, ordering: .releasing)
+        }
+        watch.committed(changes)
+    }
+
+    /// Returns once the step numbered `lsn` is durable; throws if a failed write undid it. The
+    /// first waiter that finds no write under way writes every applied step in one transaction.
+    private func awaitDurable(_ lsn: Int64, journal: any StoreJournal) async throws {
+        while true {
+            switch log.withLock({ $0.turn(for: lsn) }) {
+            case .durable:
+                return
+            case .lost(let cause):
+                throw StoreUnavailable(cause: cause)
+            case .wait:
+                await withCheckedContinuation { waiter in
+                    if !log.withLock({ $0.park(waiter, for: lsn) }) { waiter.resume() }
+                }
+            case .write(let batch):
+                do {
+                    // Off the event loop: every step of the batch waits for this write.
+                    try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                        try await journal.write(Self.merged(batch))
+                    }
+                    log.withLock { $0.written() }
+                } catch {
+                    let cause = (error as? StoreUnavailable)?.cause ?? "writing the state failed: \(error)"
+                    tables.withLock { tables in
+                        for undo in log.withLock({ $0.failed(cause: cause) }) { tables.apply(undo) }
+                    }
+                }
+                for waiter in log.withLock({ $0.takeWaiters() }) { waiter.resume() }
+            }
         }
     }
 
-    /// Runs `body` holding the store's lock, one step at a time. Without a journal the holder never
-    /// waits, so it runs where it is called (on a request's event loop). With one it waits on the
-    /// journal's round trips while holding the lock, so it runs on the cooperative pool: resumed on
-    /// an event loop, each round trip would queue behind that loop's requests (their signatures)
-    /// while every other request waits for the lock.
+    /// A batch's changes as one set: later steps' writes replace earlier ones' (no step of a
+    /// shared commit empties a space).
+    private static func merged(_ batch: [CommitLog.Pending]) -> StoreChanges {
+        guard batch.count > 1 else { return batch.first?.changes ?? StoreChanges() }
+        var merged = StoreChanges()
+        for step in batch {
+            for (ref, entry) in step.changes.writes { merged.writes[ref] = entry }
+        }
+        return merged
+    }
+
+    /// Makes `changes` visible in a store without a journal.
+    private func publish(_ changes: StoreChanges) {
+        guard !changes.isEmpty else { return }
+        tables.withLock { tables in
+            tables.apply(changes)
+            publishedRevision.store(tables.controlRevision, ordering: .releasing)
+        }
+        watch.committed(changes)
+    }
+
+    /// Runs `body` holding the store's lock, one step at a time (housekeeping: `claimDue`, `sweep`).
+    /// With a journal, the holder waits for it, so it runs on the cooperative pool: resumed on an
+    /// event loop, each round trip would queue behind that loop's requests (their signatures) while
+    /// every other request waits for the lock.
     private func serialized<T>(_ body: () async throws -> T) async throws -> T {
         guard journal != nil else { return try await lock.withLock(body) }
         return try await withTaskExecutorPreference(globalConcurrentExecutor) {
@@ -54,15 +160,12 @@ final class MemoryStore: StateStore {
         }
     }
 
-    /// Makes `changes` durable (if journaled), then visible.
+    /// Makes `changes` durable (if journaled: after every step applied before), then visible.
+    /// Called holding the store's lock.
     private func commit(_ changes: StoreChanges) async throws {
         guard !changes.isEmpty else { return }
-        try await journal?.write(changes)
-        tables.withLock { tables in
-            tables.apply(changes)
-            publishedRevision.store(tables.controlRevision, ordering: .releasing)
-        }
-        watch.committed(changes)
+        guard let journal else { return publish(changes) }
+        try await writeThenApply(changes, journal: journal, seen: log.withLock { $0.applied })
     }
 
     func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)

@@ -128,40 +128,73 @@ final class SQLiteJournal: StoreJournal, Service {
         }
     }
 
+    /// How many entries one statement writes or deletes: a batch of steps is a few statements, not
+    /// a round trip per entry (SQLite allows 32,766 parameters a statement; an upsert takes 7 a row).
+    static let rowsPerStatement = 500
+
+    /// Writes `changes` (a batch of steps) in one SQLite transaction, or as one statement when that
+    /// is all it takes (a statement is atomic on its own): emptied spaces first, then deletions and
+    /// upserts, `rowsPerStatement` entries a statement.
     func write(_ changes: StoreChanges) async throws {
         do {
+            var statements: [(sql: String, binds: [SQLiteData])] = changes.cleared.map {
+                ("DELETE FROM apple_id_mock_entries WHERE space = ?", [.text($0)])
+            }
+            var deleted: [EntryRef] = []
+            var written: [(ref: EntryRef, entry: MemoryEntry)] = []
+            for (ref, entry) in changes.writes {
+                if let entry { written.append((ref, entry)) } else { deleted.append(ref) }
+            }
+            for start in stride(from: 0, to: deleted.count, by: Self.rowsPerStatement) {
+                statements.append(Self.deletion(of: deleted[start..<min(start + Self.rowsPerStatement, deleted.count)]))
+            }
+            for start in stride(from: 0, to: written.count, by: Self.rowsPerStatement) {
+                statements.append(
+                    try Self.upsert(of: written[start..<min(start + Self.rowsPerStatement, written.count)]))
+            }
+            if statements.count == 1, let only = statements.first {
+                _ = try await connection.query(only.sql, only.binds)
+                return
+            }
             try await inTransaction {
-                for space in changes.cleared {
-                    _ = try await connection.query("DELETE FROM apple_id_mock_entries WHERE space = ?", [.text(space)])
-                }
-                for (ref, entry) in changes.writes {
-                    guard let entry else {
-                        _ = try await connection.query(
-                            "DELETE FROM apple_id_mock_entries WHERE space = ? AND key = ?",
-                            [.text(ref.space), .text(ref.key)])
-                        continue
-                    }
-                    guard let coding = Spaces.registeredSpace(named: ref.space) else {
-                        throw UnknownSpace(name: ref.space)
-                    }
-                    let text = String(decoding: try coding.encode(entry.value), as: UTF8.self)
-                    _ = try await connection.query(
-                        """
-                        INSERT INTO apple_id_mock_entries (space, key, value, expires_at, due_at, grp, seq)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (space, key) DO UPDATE SET value = excluded.value,
-                            expires_at = excluded.expires_at, due_at = excluded.due_at, grp = excluded.grp
-                        """,
-                        [
-                            .text(ref.space), .text(ref.key), .text(text), Self.time(entry.index.expiresAt),
-                            Self.time(entry.index.dueAt), entry.index.group.map { .text($0) } ?? .null,
-                            .integer(Int(entry.seq)),
-                        ])
-                }
+                for statement in statements { _ = try await connection.query(statement.sql, statement.binds) }
             }
         } catch {
             throw StoreUnavailable(cause: "writing \(path) failed: \(Self.reason(error))")
         }
+    }
+
+    /// One statement deleting `refs`.
+    private static func deletion(of refs: ArraySlice<EntryRef>) -> (sql: String, binds: [SQLiteData]) {
+        let rows = repeatElement("(?, ?)", count: refs.count).joined(separator: ", ")
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(refs.count * 2)
+        for ref in refs { binds += [.text(ref.space), .text(ref.key)] }
+        return ("DELETE FROM apple_id_mock_entries WHERE (space, key) IN (VALUES \(rows))", binds)
+    }
+
+    /// One statement writing `entries` (a new entry keeps the insertion number it was given; a
+    /// replaced one keeps its first).
+    private static func upsert(of entries: ArraySlice<(ref: EntryRef, entry: MemoryEntry)>) throws -> (
+        sql: String, binds: [SQLiteData]
+    ) {
+        let rows = repeatElement("(?, ?, ?, ?, ?, ?, ?)", count: entries.count).joined(separator: ", ")
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(entries.count * 7)
+        for (ref, entry) in entries {
+            guard let coding = Spaces.registeredSpace(named: ref.space) else { throw UnknownSpace(name: ref.space) }
+            let text = String(decoding: try coding.encode(entry.value), as: UTF8.self)
+            binds += [
+                .text(ref.space), .text(ref.key), .text(text), time(entry.index.expiresAt), time(entry.index.dueAt),
+                entry.index.group.map { .text($0) } ?? .null, .integer(Int(entry.seq)),
+            ]
+        }
+        let sql = """
+            INSERT INTO apple_id_mock_entries (space, key, value, expires_at, due_at, grp, seq) VALUES \(rows)
+            ON CONFLICT (space, key) DO UPDATE SET value = excluded.value,
+                expires_at = excluded.expires_at, due_at = excluded.due_at, grp = excluded.grp
+            """
+        return (sql, binds)
     }
 
     private func inTransaction(_ body: () async throws -> Void) async throws {

@@ -16,7 +16,9 @@
 #     default namespace, in the same run (refresh tokens minted in the namespace and sent to Apple's
 #     unprefixed URL, as a backend that never heard of namespaces sends them, and under the
 #     /ns/{name}/ prefix); the RSS that 1,000 idle namespaces add; the time to create one (memory);
-#   - the token and authorize rates with SQLite and PostgreSQL, and where PostgreSQL's time goes;
+#   - the authorize and refresh rates on the memory store, SQLite and PostgreSQL, run back to back,
+#     in the default namespace and in one, and each durable store's as a share of memory's (issue
+#     35), and where PostgreSQL's time goes;
 #   - the same keys and token runs, and RSS idle, of the bare server (scripts/bare-server: the mock's
 #     stack, Hummingbird and OpenSSL, answering the mock's own answers with one fresh RS256
 #     signature per token request and nothing else), and the mock's figures as shares of it: what
@@ -26,7 +28,7 @@
 # Usage: scripts/benchmark.sh [seconds per measurement, default 5]
 #   BENCH_BIN=path: measure that binary, built by you (no build here, no bare server: e.g. a debug
 #   build while trying the script; its figures are not release figures).
-#   BENCH_ONLY=namespaces: only the namespace figures.
+#   BENCH_ONLY=namespaces: only the namespace figures; BENCH_ONLY=stores: only the stores' figures.
 # To compare two builds (before and after a change) in one run, alternating them, see
 # scripts/benchmark-ab.sh.
 # Needs wrk and openssl (apt-get install wrk openssl); PostgreSQL is used when installed.
@@ -52,7 +54,7 @@ for tool in wrk openssl curl; do
 done
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in "" | namespaces) ;; *) echo "BENCH_ONLY: only 'namespaces' is known" >&2; exit 1 ;; esac
+case "$ONLY" in "" | namespaces | stores) ;; *) echo "BENCH_ONLY: 'namespaces' or 'stores'" >&2; exit 1 ;; esac
 BARE=
 if [ -n "${BENCH_BIN:-}" ]; then
   BIN=$BENCH_BIN
@@ -376,6 +378,92 @@ namespace_figures() {
   stop_server
 }
 
+# --- durable stores (issue 35) ----------------------------------------------------------------
+declare -A STORE_RATE STORE_CPU
+# Runs wrk as `run` does ($3... its arguments) on the store named $1 and keeps its rate in
+# STORE_RATE["$1 $2"] and the CPU per answered request (the server's, and PostgreSQL's when it is
+# the store) in STORE_CPU["$1 $2"], in µs: steadier than rates on a busy machine.
+store_run() {
+  local name=$1 figure=$2 pg_pids server_before pg_before cpu server_share pg_share
+  shift 2
+  pg_pids=
+  [ "$name" = postgres ] && pg_pids=$(pgrep -x postgres || true)
+  server_before=$(cpu_seconds "$PID")
+  # shellcheck disable=SC2086 # one pid per word
+  pg_before=$(cpu_seconds_of $pg_pids)
+  run "$@"
+  # shellcheck disable=SC2086 # one pid per word
+  cpu=$(awk -v sa="$(cpu_seconds "$PID")" -v sb="$server_before" -v pa="$(cpu_seconds_of $pg_pids)" -v pb="$pg_before" \
+    -v r="$RATE" -v d="$DURATION" -v c="$CORES" \
+    'BEGIN { printf "%.0f %.0f %.0f", (sa - sb + pa - pb) / (r * d) * 1000000, (sa - sb) / d / c * 100, (pa - pb) / d / c * 100 }')
+  read -r cpu server_share pg_share <<<"$cpu"
+  if [ "$name" = postgres ]; then
+    echo "    CPU per request: $cpu µs, apple-id-mock and PostgreSQL (they used $server_share% and $pg_share% of the $CORES cores)"
+  else
+    echo "    CPU per request: $cpu µs (the server used $server_share% of the $CORES cores)"
+  fi
+  STORE_RATE["$name $figure"]=$RATE
+  STORE_CPU["$name $figure"]=$cpu
+}
+
+# Runs authorize and the refresh grant on the store $2 (named $1), in the default namespace and in
+# a namespace (authorize with the header, the refresh token minted there and sent unprefixed).
+store_runs() {
+  local name=$1 location=$2
+  echo
+  echo "== state: $name ($location)"
+  start_server "$location"
+  prepare_refresh
+  prepare_namespace_refresh bench
+  store_run "$name" authorize "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
+  store_run "$name" "ns authorize" "GET /auth/authorize in a namespace (header)" -H "X-Apple-ID-Mock-Namespace: bench" "$AUTHORIZE"
+  store_run "$name" refresh "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
+  print_ratio
+  store_run "$name" "ns refresh" "POST /auth/token refresh_token minted in a namespace, unprefixed" -s "$WORK/ns-refresh.lua" "$BASE/auth/token"
+  stop_server
+}
+
+# The memory store, SQLite and PostgreSQL (when installed, or BENCH_POSTGRES_URL), run one after
+# the other, and each durable store's rates as a share of the memory store's in this run.
+store_figures() {
+  local store figure pg_url=${BENCH_POSTGRES_URL:-} stores="memory sqlite"
+  store_runs memory memory
+  store_runs sqlite "sqlite:$WORK/state.db"
+  if [ -z "$pg_url" ] && compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+    PG_DIR=$(mktemp -d)
+    pg_url=$(scripts/postgres-test-cluster.sh start "$PG_DIR")
+  fi
+  if [ -n "$pg_url" ]; then
+    store_runs postgres "$pg_url"
+    stores="$stores postgres"
+  else
+    echo
+    echo "== state: postgres skipped (no PostgreSQL installed and BENCH_POSTGRES_URL unset)"
+  fi
+  echo
+  echo "== the stores as shares of the memory store's in this run: rate (req/s), and CPU per request (µs)"
+  echo "   as the memory store's share of the store's (target for sqlite and postgres: >= 50%)"
+  printf '  %-9s %30s %30s %30s %30s\n' store authorize refresh "authorize, namespace" "refresh, namespace"
+  for store in $stores; do
+    printf '  %-9s' "$store"
+    for figure in authorize refresh "ns authorize" "ns refresh"; do
+      printf ' %30s' "$(printf '%.0f' "${STORE_RATE[$store $figure]}") $(pct "${STORE_RATE[$store $figure]}" "${STORE_RATE[memory $figure]}"), ${STORE_CPU[$store $figure]} $(pct "${STORE_CPU[memory $figure]}" "${STORE_CPU[$store $figure]}")"
+    done
+    echo
+  done
+  STORE_SHARES=
+  for store in ${stores#memory }; do
+    STORE_SHARES="$STORE_SHARES  $store authorize $(pct "${STORE_RATE[$store authorize]}" "${STORE_RATE[memory authorize]}") refresh $(pct "${STORE_RATE[$store refresh]}" "${STORE_RATE[memory refresh]}"), in a namespace $(pct "${STORE_RATE[$store ns authorize]}" "${STORE_RATE[memory ns authorize]}") / $(pct "${STORE_RATE[$store ns refresh]}" "${STORE_RATE[memory ns refresh]}");"
+  done
+}
+
+if [ "$ONLY" = stores ]; then
+  measure_ceiling
+  echo "apple-id-mock benchmark, stores only: $BIN, wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (same cores)"
+  store_figures
+  exit 0
+fi
+
 if [ "$ONLY" = namespaces ]; then
   echo "apple-id-mock benchmark, namespaces only: $BIN, wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (same cores)"
   namespace_figures
@@ -469,49 +557,16 @@ COUNT=$(awk -v c="$CEILING" -v d="$DURATION" 'BEGIN { printf "%d", c * d }')
 MINT=$("$BIN" mint id-token --user maria --client-id "$CLIENT" --count "$COUNT" --quiet 2>&1 | sed -n 's/.*: \([0-9.]*\) tokens\/s.*/\1/p')
 echo "== offline: apple-id-mock mint id-token --count $COUNT: $MINT tokens/s on $CORES cores, ratio to the ceiling: $(ratio "$MINT")"
 
-# --- SQLite -----------------------------------------------------------------------------------
-echo
-echo "== state: sqlite:$WORK/state.db"
-start_server "sqlite:$WORK/state.db"
-prepare_refresh
-run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
-run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
-SQLITE_RATE=$RATE
-print_ratio
-stop_server
-
-# --- PostgreSQL -------------------------------------------------------------------------------
-PG_URL=${BENCH_POSTGRES_URL:-}
-if [ -z "$PG_URL" ] && compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
-  PG_DIR=$(mktemp -d)
-  PG_URL=$(scripts/postgres-test-cluster.sh start "$PG_DIR")
-fi
-echo
-if [ -n "$PG_URL" ]; then
-  echo "== state: postgres (one replica; PostgreSQL on the same cores)"
-  start_server "$PG_URL"
-  prepare_refresh
-  run "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
-  pg_pids=$(pgrep -x postgres || true)
-  # shellcheck disable=SC2086 # one pid per word
-  pg_before=$(cpu_seconds_of $pg_pids)
-  server_before=$(cpu_seconds "$PID")
-  run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
-  PG_RATE=$RATE
-  print_ratio
-  server_after=$(cpu_seconds "$PID")
-  # shellcheck disable=SC2086 # one pid per word
-  pg_after=$(cpu_seconds_of $pg_pids)
-  awk -v sa="$server_after" -v sb="$server_before" -v pa="$pg_after" -v pb="$pg_before" -v d="$DURATION" -v c="$CORES" \
-    'BEGIN { printf "    where the time goes: apple-id-mock %.0f%%, PostgreSQL %.0f%% of the %d cores (the rest: wrk, the kernel, idle waits on round trips)\n", (sa - sb) / d / c * 100, (pa - pb) / d / c * 100, c }'
-  stop_server
-else
-  echo "== state: postgres skipped (no PostgreSQL installed and BENCH_POSTGRES_URL unset)"
-fi
+# --- durable stores --------------------------------------------------------------------------
+# After the memory figures: the stores' own runs, back to back (issue 35).
+store_figures
+PG_RATE=${STORE_RATE[postgres refresh]:-}
+SQLITE_RATE=${STORE_RATE[sqlite refresh]}
 
 # --- summary ----------------------------------------------------------------------------------
 echo
 echo "== ratios to the highest ceiling of this run: $CEILING signatures/s (measured: $CEILINGS)"
 echo "  refresh $(ratio "$REFRESH_RATE")   code exchange $(ratio "$EXCHANGE_RATE")   offline mint $(ratio "$MINT")   sqlite refresh $(ratio "$SQLITE_RATE")${PG_RATE:+   postgres refresh $(ratio "$PG_RATE")}${BARE:+   bare server token $(ratio "$BARE_TOKEN")}"
 [ -z "$BARE" ] || echo "== the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
+echo "== durable stores as shares of the memory store:$STORE_SHARES"
 echo "== namespaces: refresh in a namespace $NS_SHARE of default's (by CPU per request $NS_CPU_SHARE; prefixed $(pct "$NS_PREFIX_RATE" "$NS_DEFAULT_RATE")); 1,000 idle namespaces +$NS_RSS_MIB MiB RSS; creating one $NS_CREATE_MS ms"

@@ -210,4 +210,26 @@ struct GroupCommitTests {
         try await store.transaction { try await $0.put(Self.space, "after", Self.marker(2)) }
         #expect(Self.visible(store, "after") == Self.marker(2))
     }
+
+    @Test("an entry deleted and written again lists after the others, in memory and after a reopen of the file")
+    func rewrittenEntryOrder() async throws {
+        let location = "sqlite:" + TestPaths.temporaryFile("state.sqlite")
+        let before = Date(timeIntervalSince1970: 1)
+        try await StoreConformanceTests.withStore(location) { store in
+            try await store.transaction { transaction in
+                try await transaction.put(Self.space, "a", Marker(at: before))
+                try await transaction.put(Self.space, "b", Marker(at: before))
+            }
+            try await store.transaction { transaction in
+                try await transaction.delete(Self.space, "a")
+                try await transaction.put(Self.space, "a", Marker(at: before))
+            }
+            let keys = try await store.transaction { try await $0.list(Self.space).map(\.key) }
+            #expect(keys == ["b", "a"])
+        }
+        try await StoreConformanceTests.withStore(location) { store in
+            let keys = try await store.transaction { try await $0.list(Self.space).map(\.key) }
+            #expect(keys == ["b", "a"])
+        }
+    }
 }

@@ -173,8 +173,8 @@ final class SQLiteJournal: StoreJournal, Service {
         return ("DELETE FROM apple_id_mock_entries WHERE (space, key) IN (VALUES \(rows))", binds)
     }
 
-    /// One statement writing `entries` (a new entry keeps the insertion number it was given; a
-    /// replaced one keeps its first).
+    /// One statement writing `entries` with the insertion numbers memory gave them (a replaced entry
+    /// keeps its first; one deleted and written again in the same write has a new one).
     private static func upsert(of entries: ArraySlice<(ref: EntryRef, entry: MemoryEntry)>) throws -> (
         sql: String, binds: [SQLiteData]
     ) {
@@ -192,7 +192,7 @@ final class SQLiteJournal: StoreJournal, Service {
         let sql = """
             INSERT INTO apple_id_mock_entries (space, key, value, expires_at, due_at, grp, seq) VALUES \(rows)
             ON CONFLICT (space, key) DO UPDATE SET value = excluded.value,
-                expires_at = excluded.expires_at, due_at = excluded.due_at, grp = excluded.grp
+                expires_at = excluded.expires_at, due_at = excluded.due_at, grp = excluded.grp, seq = excluded.seq
             """
         return (sql, binds)
     }

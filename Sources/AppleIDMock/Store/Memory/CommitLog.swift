@@ -33,7 +33,7 @@ struct CommitLog: ~Copyable {
         case wait
     }
 
-    /// The newest step applied to the tables.
+    /// The newest step applied to the tables (or failed write undone in them).
     private(set) var applied: Int64 = 0
     /// Every step up to this one is settled: durable, or undone by a failed write.
     private(set) var settled: Int64 = 0
@@ -63,7 +63,12 @@ struct CommitLog: ~Copyable {
     /// What the step numbered `lsn` (or a reader that saw the tables as of `lsn`) does next.
     mutating func turn(for lsn: Int64) -> Turn {
         if lsn <= settled {
-            if let failure = lost.last(where: { $0.steps.contains(lsn) }) { return .lost(failure.cause) }
+            // Newest failure first, stopping at the first one wholly before `lsn` (ranges ascend):
+            // a step after the last failure does not scan every earlier one.
+            for failure in lost.reversed() {
+                if failure.steps.upperBound < lsn { break }
+                if failure.steps.contains(lsn) { return .lost(failure.cause) }
+            }
             return .durable
         }
         guard writing == nil else { return .wait }
@@ -102,7 +107,10 @@ struct CommitLog: ~Copyable {
         pending.removeAll()
         guard let first = undone.first, let last = undone.last else { return [] }
         lost.append((first.lsn...last.lsn, cause))
-        settled = max(settled, last.lsn)
+        // The tables, once undone, are what is durable: a number of their own, so that a step that
+        // reads them from now on is not taken for one that saw the undone steps.
+        applied = last.lsn + 1
+        settled = applied
         generation += 1
         return undone.reversed().map(\.undo)
     }

@@ -160,12 +160,16 @@ final class MemoryStore: StateStore {
         }
     }
 
-    /// Makes `changes` durable (if journaled: after every step applied before), then visible.
-    /// Called holding the store's lock.
-    private func commit(_ changes: StoreChanges) async throws {
+    /// The newest step applied, to pass to `commit`: taken before reading the tables, so that a
+    /// failed write that undoes what was read fails the commit.
+    private var seen: Int64 { log.withLock { $0.applied } }
+
+    /// Makes `changes` durable (if journaled: after every step applied before, up to `seen`, all
+    /// the tables showed when `changes` were worked out), then visible. Called holding the store's lock.
+    private func commit(_ changes: StoreChanges, seen: Int64) async throws {
         guard !changes.isEmpty else { return }
         guard let journal else { return publish(changes) }
-        try await writeThenApply(changes, journal: journal, seen: log.withLock { $0.applied })
+        try await writeThenApply(changes, journal: journal, seen: seen)
     }
 
     func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
@@ -193,6 +197,7 @@ final class MemoryStore: StateStore {
         mark: @escaping @Sendable (inout Value) -> Void
     ) async throws -> [(space: String, key: String, value: Value)] {
         try await serialized {
+            let seen = self.seen
             let due = tables.withLock { tables in
                 var due: [(ref: EntryRef, at: Date)] = []
                 for (stored, entries) in tables.due where Spaces.baseName(of: stored) == space.name {
@@ -212,7 +217,7 @@ final class MemoryStore: StateStore {
                 changes.writes[ref] = entry
                 claimed.append((ref.space, ref.key, value))
             }
-            try await commit(changes)
+            try await commit(changes, seen: seen)
             return claimed
         }
     }
@@ -234,6 +239,7 @@ final class MemoryStore: StateStore {
     private func sweepBatch(expiredBefore now: Date) async throws -> Int {
         try await serialized {
             // Found first, then removed through the journal, so a failed write removes nothing.
+            let seen = self.seen
             let expired = tables.withLock { tables in
                 tables.expiredRefs(before: now, limit: Self.sweepBatch)
             }
@@ -241,7 +247,7 @@ final class MemoryStore: StateStore {
             var changes = StoreChanges()
             for ref in expired { changes.writes[ref] = .some(nil) }
             do {
-                try await commit(changes)
+                try await commit(changes, seen: seen)
             } catch {
                 tables.withLock { $0.restoreExpiry(expired) }
                 throw error

@@ -158,11 +158,11 @@ final class SQLiteJournal: StoreJournal, Service {
                     try Self.upsert(of: written[start..<min(start + Self.rowsPerStatement, written.count)]))
             }
             if statements.count == 1, let only = statements.first {
-                _ = try await connection.query(only.sql, only.binds)
+                try await run(only.sql, only.binds)
                 return
             }
             try await inTransaction {
-                for statement in statements { _ = try await connection.query(statement.sql, statement.binds) }
+                for statement in statements { try await run(statement.sql, statement.binds) }
             }
         } catch {
             throw StoreUnavailable(cause: "writing \(path) failed: \(Self.reason(error))")
@@ -202,13 +202,23 @@ final class SQLiteJournal: StoreJournal, Service {
         return (sql, binds)
     }
 
+    /// Runs one statement whether or not the calling task is cancelled. SQLiteNIO's async `query`
+    /// skips a statement queued by a cancelled task: a batch's writer whose request or service was
+    /// cancelled would fail every step of the batch, and one cancelled after `BEGIN` would skip its
+    /// `ROLLBACK` too, leaving the connection inside a transaction that a later write's `ROLLBACK`
+    /// undoes after its steps were answered.
+    private func run(_ sql: String, _ binds: [SQLiteData] = []) async throws {
+        let rows: EventLoopFuture<[SQLiteRow]> = connection.query(sql, binds)
+        _ = try await rows.get()
+    }
+
     private func inTransaction(_ body: () async throws -> Void) async throws {
-        _ = try await connection.query("BEGIN IMMEDIATE")
+        try await run("BEGIN IMMEDIATE")
         do {
             try await body()
-            _ = try await connection.query("COMMIT")
+            try await run("COMMIT")
         } catch {
-            _ = try? await connection.query("ROLLBACK")
+            try? await run("ROLLBACK")
             throw error
         }
     }

@@ -131,6 +131,31 @@ struct GroupCommitTests {
         }
     }
 
+    @Test("the log keeps the newest failures only, and a step of a forgotten one is still not durable")
+    func forgottenFailures() {
+        var log = CommitLog()
+        let one = StoreChanges(writes: [EntryRef(space: "s", key: "1"): nil])
+        var first: Int64 = 0
+        for index in 0...CommitLog.keptFailures {
+            let lsn = log.append(one, undo: one)
+            if index == 0 { first = lsn }
+            guard case .write = log.turn(for: lsn) else {
+                Issue.record("each step is written")
+                return
+            }
+            _ = log.failed(cause: "full \(index)")
+        }
+        guard case .lost(let cause) = log.turn(for: first), case .lost("full 1") = log.turn(for: first + 2) else {
+            Issue.record("the forgotten failure's step and the oldest kept one are lost")
+            return
+        }
+        #expect(cause.contains("failed writes"))
+        guard case .durable = log.turn(for: log.applied) else {
+            Issue.record("the undone tables are durable")
+            return
+        }
+    }
+
     @Test("steps that arrive while a write is under way share the next write, and each answers once durable")
     func stepsShareWrites() async throws {
         let journal = GatedJournal()

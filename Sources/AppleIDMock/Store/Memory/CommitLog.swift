@@ -42,8 +42,13 @@ struct CommitLog: ~Copyable {
     private var pending = Deque<Pending>()
     /// The batch being written (kept to undo it if the write fails).
     private var writing: [Pending]?
-    /// The steps undone by failed writes, and why (kept for their waiters; failures are rare).
+    /// The steps undone by the newest failed writes, and why (for their waiters, which ask at once).
     private var lost: [(steps: ClosedRange<Int64>, cause: String)] = []
+    /// How many failed writes `lost` keeps: a long outage under load fails a write per batch.
+    static let keptFailures = 1000
+    /// The last step of the failures no longer kept: a step up to it not found in `lost` is taken
+    /// as lost (it cannot be told from a durable one, so it is not said to be durable).
+    private var forgottenThrough: Int64 = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// Numbers a step whose changes were just applied, with what undoes them.
@@ -68,6 +73,10 @@ struct CommitLog: ~Copyable {
             for failure in lost.reversed() {
                 if failure.steps.upperBound < lsn { break }
                 if failure.steps.contains(lsn) { return .lost(failure.cause) }
+            }
+            // (0: a reader that saw the tables before any step.)
+            if lsn > 0, lsn <= forgottenThrough, lost.first.map({ lsn < $0.steps.lowerBound }) ?? true {
+                return .lost("writing the state failed (one of more than \(Self.keptFailures) failed writes)")
             }
             return .durable
         }
@@ -107,6 +116,7 @@ struct CommitLog: ~Copyable {
         pending.removeAll()
         guard let first = undone.first, let last = undone.last else { return [] }
         lost.append((first.lsn...last.lsn, cause))
+        if lost.count > Self.keptFailures { forgottenThrough = lost.removeFirst().steps.upperBound }
         // The tables, once undone, are what is durable: a number of their own, so that a step that
         // reads them from now on is not taken for one that saw the undone steps.
         applied = last.lsn + 1

@@ -17,8 +17,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 MIRROR=${APPLE_ID_MOCK_PACKAGE_MIRROR:-/opt/swift-packages}
-scripts/container/stand-in-bases.sh --all
 VARIANTS=${MEASURE_VARIANTS:-static fullicu dynamic}
+case " $VARIANTS " in
+    *" dynamic "*) scripts/container/stand-in-bases.sh --all ;;
+    *) scripts/container/stand-in-bases.sh ;;
+esac
 fullicu=$(mktemp)
 variant=$(mktemp)
 trap 'rm -f "$fullicu" "$variant"' EXIT

@@ -20,7 +20,7 @@ WORKDIR /build
 # for ca-certificates, the openssl program. The CA roots for https:// notifications are copied
 # into the runtime image as one file.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libssl-dev=3.* ca-certificates \
+    && apt-get install -y --no-install-recommends libssl-dev=3.* ca-certificates=20230311* \
     && rm -rf /var/lib/apt/lists/* \
     && rm "$(dpkg -L libssl-dev | grep '/libcrypto\.so$')"
 

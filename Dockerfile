@@ -3,20 +3,26 @@
 # or `docker compose up` (docker-compose.yml mounts ./scenarios and ./keys read-only).
 # Two replicas sharing PostgreSQL behind nginx: `docker compose -f docker-compose.replicas.yml up`.
 #
-# The runtime image is Debian's bookworm-slim and one executable: the Swift standard library and
-# Foundation are linked into it (--static-swift-stdlib), so no Swift runtime image is needed; the
-# shared libraries it loads are glibc's, libstdc++, zlib (all in every Debian image) and OpenSSL's
-# libcrypto (RS256 signatures). SQLite is built in (sqlite-nio). docs/container.md has the
-# measurements behind this choice.
+# The runtime image is Debian's bookworm-slim and one executable: the Swift standard library,
+# Foundation and OpenSSL's libcrypto (RS256 signatures) are linked into it, so no Swift runtime
+# and no OpenSSL package is needed; the shared libraries it loads are glibc's, libstdc++ and zlib
+# (all in every Debian image). SQLite is built in (sqlite-nio). ICU's data, which Foundation
+# carries, is cut to what the server can use (2 MB of 34). docs/container.md has the measurements
+# behind this shape.
 
 # --- build ------------------------------------------------------------------------------------
 FROM swift:6.3-bookworm AS build
 WORKDIR /build
 
 # OpenSSL's headers and libcrypto: RS256 signatures go through the system's OpenSSL (COpenSSL).
+# Without the shared library's development link, `-lcrypto` takes libcrypto.a: the executable
+# carries the parts of OpenSSL it calls (3 MB) instead of the image carrying libssl3 (6 MB) and,
+# for ca-certificates, the openssl program. The CA roots for https:// notifications are copied
+# into the runtime image as one file.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libssl-dev=3.* \
-    && rm -rf /var/lib/apt/lists/*
+    && apt-get install -y --no-install-recommends libssl-dev=3.* ca-certificates=20230311* \
+    && rm -rf /var/lib/apt/lists/* \
+    && rm "$(dpkg -L libssl-dev | grep '/libcrypto\.so$')"
 
 # Resolve dependencies in their own layer: it is reused until Package.swift (or Package.resolved,
 # when the checkout has one) changes. The build cache (.build) is a cache mount shared with the
@@ -26,12 +32,30 @@ COPY Package.* ./
 RUN --mount=type=cache,id=apple-id-mock-build,target=/build/.build \
     swift package resolve
 
+# ICU's data, cut to what the server can use (scripts/container/icu-data-subset.swift), from the
+# package the toolchain's ICU archive defines as `icudtNN_dat`; Sources/CICUData defines that
+# symbol with the subset, so the linker never takes the full package.
+COPY scripts/container/icu-data-subset.swift ./scripts/container/
+RUN mkdir /icu && cd /icu \
+    && ICU_ARCHIVE="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/lib/swift_static/linux/lib_FoundationICU.a" \
+    && ar x "$ICU_ARCHIVE" icu_packaged_data.cpp.o \
+    && nm icu_packaged_data.cpp.o | awk '$3 ~ /^icudt[0-9]+_dat$/ { print $3 }' >symbol \
+    && test -s symbol \
+    && objcopy -O binary --only-section=.rodata icu_packaged_data.cpp.o full.dat \
+    && swift /build/scripts/container/icu-data-subset.swift full.dat subset.dat \
+    && rm full.dat icu_packaged_data.cpp.o
+
 # Tests/ is copied because the manifest declares test targets whose folders must exist.
 COPY Sources ./Sources
 COPY Tests ./Tests
 # The binary, stripped, and beside it its resource bundle (the OpenAPI document, the dashboard).
+# Linked by lld with packed relative relocations (glibc 2.36 reads them: 35 KB instead of 3.6 MB
+# of relocations to load) and without exporting every Swift symbol to the dynamic symbol table
+# (--static-swift-stdlib's -export-dynamic: 5 MB that only a crash backtrace's names would use).
 RUN --mount=type=cache,id=apple-id-mock-build,target=/build/.build \
     swift build -c release --product apple-id-mock --static-swift-stdlib \
+        -Xcc -DAPPLE_ID_MOCK_ICU_DATA_FILE=/icu/subset.dat -Xcc "-DAPPLE_ID_MOCK_ICU_DATA_SYMBOL=$(cat /icu/symbol)" \
+        -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs \
     && mkdir -p /staging \
     && BIN="$(swift build -c release --show-bin-path)" \
     && cp "$BIN/apple-id-mock" /staging/ \
@@ -41,10 +65,8 @@ RUN --mount=type=cache,id=apple-id-mock-build,target=/build/.build \
 # --- run --------------------------------------------------------------------------------------
 FROM debian:bookworm-slim
 
-# libcrypto for the RS256 signatures; CA roots for notifications sent to https:// URLs.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends libssl3=3.* ca-certificates=20230311* \
-    && rm -rf /var/lib/apt/lists/*
+# CA roots for notifications sent to https:// URLs (swift-nio-ssl reads this bundle).
+COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 
 # /data holds the state file of `--state sqlite:/data/state.db` (mount a volume there to keep it).
 RUN groupadd --system --gid 10001 apple-id-mock \

@@ -27,6 +27,8 @@ import PackageDescription
 // - swift-metrics + swift-prometheus: `GET /metrics` in Prometheus's text format (Apple calls by
 //   endpoint, grant type and outcome, issuance, notifications, mail, store step latency). Counters
 //   and histograms are lock-free atomics in swift-prometheus, so the token path pays no lock of ours.
+// - CICUData (a few lines of C, no dependency): in the container image's build only, defines ICU's
+//   data symbol with a subset of Foundation's 34 MB ICU data (see Sources/CICUData/icu_data.c).
 // - CMallocTuning (a few lines of C, no dependency): `mallopt` is not in Swift's Glibc module; `serve`
 //   fixes glibc's mmap threshold so that buffers the store's tables outgrow go back to the system.
 let package = Package(
@@ -61,6 +63,7 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .target(name: "CMallocTuning"),
+        .target(name: "CICUData"),
         .target(
             name: "AppleIDMock",
             dependencies: [
@@ -80,17 +83,20 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/dashboard"), .copy("Resources/jsapi")]
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/dashboard"), .copy("Resources/jsapi")],
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         .executableTarget(
             name: "AppleIDMockCLI",
             dependencies: [
                 "AppleIDMock",
+                "CICUData",
                 "CMallocTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -23,7 +23,9 @@
 #     stack, Hummingbird and OpenSSL, answering the mock's own answers with one fresh RS256
 #     signature per token request and nothing else), and the mock's figures as shares of it: what
 #     the mock costs on top of the stack it is built on, measured in the same run (right after the
-#     mock's memory-store runs).
+#     mock's memory-store runs);
+#   - the start-up and idle RSS of the container image's executable (BENCH_IMAGE, default
+#     apple-id-mock:local when podman has it), copied out and run here, against the bare server's.
 # wrk -t2 -c32 runs on the same cores as the server, so every rate includes the load generator's share.
 # Usage: scripts/benchmark.sh [seconds per measurement, default 5]
 #   BENCH_BIN=path: measure that binary, built by you (no build here, no bare server: e.g. a debug
@@ -511,6 +513,7 @@ if [ -n "$BARE" ]; then
   start_bare
   sleep 1
   BARE_IDLE_KIB=$(rss_kib)
+  BARE_STARTUP_MS=$STARTUP_MS
   echo "  start-up to first answer: $STARTUP_MS ms    RSS idle: $(rss)"
   run "GET /auth/keys" "$BASE/auth/keys"
   BARE_KEYS=$RATE
@@ -523,6 +526,36 @@ if [ -n "$BARE" ]; then
   BARE_SHARES="keys $(share "$KEYS_RATE" "$BARE_KEYS")   refresh $(share "$REFRESH_RATE" "$BARE_TOKEN")   code exchange $(share "$EXCHANGE_RATE" "$BARE_TOKEN")"
   BARE_RSS=$(awk -v m="$MOCK_IDLE_KIB" -v b="$BARE_IDLE_KIB" 'BEGIN { printf "%.1f MiB idle, %+.1f MiB on top of its %.1f", m / 1024, (m - b) / 1024, b / 1024 }')
   echo "  the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
+fi
+
+# --- the image's executable -------------------------------------------------------------------
+# The container image's executable (static, ICU's data cut, libcrypto linked in: docs/container.md),
+# copied out of BENCH_IMAGE (default apple-id-mock:local, when podman has it; build it with
+# scripts/container-test.sh or scripts/container/measure-variants.sh) and run here as the mock was,
+# for its start-up and idle RSS against the bare server's: issue 35 asks for at most 1.5 times the
+# bare server's start-up and at most 4 MiB more RSS.
+IMAGE=${BENCH_IMAGE:-apple-id-mock:local}
+IMAGE_FIGURES=
+if [ -n "$BARE" ] && command -v podman >/dev/null && podman image exists "$IMAGE" 2>/dev/null; then
+  echo
+  echo "== the image's executable ($IMAGE, copied out of it and run here): state memory"
+  container=$(podman create "$IMAGE")
+  mkdir -p "$WORK/image"
+  podman cp "$container:/usr/local/bin/." "$WORK/image/" >/dev/null
+  podman rm "$container" >/dev/null
+  MOCK_BIN=$BIN
+  BIN=$WORK/image/apple-id-mock
+  start_server memory
+  sleep 1
+  IMAGE_IDLE_KIB=$(rss_kib)
+  echo "  start-up to first answer: $STARTUP_MS ms    RSS idle: $(rss)"
+  stop_server
+  BIN=$MOCK_BIN
+  IMAGE_FIGURES=$(awk -v s="$STARTUP_MS" -v bs="$BARE_STARTUP_MS" -v m="$IMAGE_IDLE_KIB" -v b="$BARE_IDLE_KIB" \
+    'BEGIN { printf "start-up %d ms, %.2f times the bare server'"'"'s %d ms (target <= 1.5); RSS %.1f MiB idle, %+.1f MiB on top of the bare server'"'"'s %.1f (target <= +4)", s, (bs > 0 ? s / bs : 0), bs, m / 1024, (m - b) / 1024, b / 1024 }')
+  echo "  $IMAGE_FIGURES"
+elif [ -n "${BENCH_IMAGE:-}" ]; then
+  echo "BENCH_IMAGE=$IMAGE: not in podman's storage (or no bare server): no figures for the image's executable" >&2
 fi
 
 # --- namespaces -------------------------------------------------------------------------------
@@ -569,4 +602,5 @@ echo "== ratios to the highest ceiling of this run: $CEILING signatures/s (measu
 echo "  refresh $(ratio "$REFRESH_RATE")   code exchange $(ratio "$EXCHANGE_RATE")   offline mint $(ratio "$MINT")   sqlite refresh $(ratio "$SQLITE_RATE")${PG_RATE:+   postgres refresh $(ratio "$PG_RATE")}${BARE:+   bare server token $(ratio "$BARE_TOKEN")}"
 [ -z "$BARE" ] || echo "== the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
 echo "== durable stores as shares of the memory store:$STORE_SHARES"
+[ -z "$IMAGE_FIGURES" ] || echo "== the image's executable ($IMAGE): $IMAGE_FIGURES"
 echo "== namespaces: refresh in a namespace $NS_SHARE of default's (by CPU per request $NS_CPU_SHARE; prefixed $(pct "$NS_PREFIX_RATE" "$NS_DEFAULT_RATE")); 1,000 idle namespaces +$NS_RSS_MIB MiB RSS; creating one $NS_CREATE_MS ms"

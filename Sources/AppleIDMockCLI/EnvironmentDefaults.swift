@@ -1,5 +1,10 @@
 import AppleIDMock
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The environment variables the CLI reads when a flag is not given (flag, then variable, then
 /// default), as `ServeOptions` names them.

@@ -1,5 +1,10 @@
 import AppleIDMock
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension MockAppleID {
     /// A change on the user's side that Apple tells the app group's backend about.

@@ -1,5 +1,10 @@
 import AppleIDMock
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension MockAppleID {
     /// One request the mock answered (or one notification attempt it made), as journaled.

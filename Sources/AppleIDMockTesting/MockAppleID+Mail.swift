@@ -1,5 +1,10 @@
 import AppleIDMock
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension MockAppleID {
     /// One line of the private email relay's mailbox (`GET /__admin/mail`): a message to a relay

@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension MockAppleID {
     /// What the mock starts with. The defaults are this package's own `scenarios/` and `keys/`

@@ -1,5 +1,10 @@
 import AppleIDMock
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension MockAppleID {
     /// What `verify` looks for in the journal: every field given must match (`user` is a user key

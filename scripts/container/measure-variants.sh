@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Measures the two shapes the runtime image could take, as docs/container.md reports them:
-#   static   the Dockerfile as it is: an executable with the Swift runtime and Foundation linked
-#            in (--static-swift-stdlib), on debian:bookworm-slim;
-#   dynamic  the same build linked against the Swift runtime's shared libraries, on
-#            swift:6.3-bookworm-slim (the Dockerfile's previous shape), made from the Dockerfile
-#            with sed and built with a cache of its own, so that it does not spoil the static one.
+# Measures the shapes the runtime image could take, as docs/container.md reports them:
+#   static   the Dockerfile as it is: an executable with the Swift runtime, Foundation (with ICU's
+#            data cut to a subset) and libcrypto linked in, on debian:bookworm-slim;
+#   fullicu  the Dockerfile of $MEASURE_BEFORE (default 71fafe4, the shape before issue 35):
+#            the same static executable with ICU's full data, on bookworm-slim with libssl3 and
+#            ca-certificates;
+#   dynamic  that build linked against the Swift runtime's shared libraries, on
+#            swift:6.3-bookworm-slim (the shape before that), made from it with sed.
+# Each variant is built with a cache of its own, so that none spoils another's. MEASURE_VARIANTS
+# picks some (default: "static fullicu dynamic").
 # For each: the image's size, what the Dockerfile adds on top of its runtime base, the time to the
 # first /health answer after `podman run`, and the resident memory when idle.
 # Needs podman and the stand-in bases (stand-in-bases.sh --all); takes a full release build per
@@ -13,12 +17,19 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 MIRROR=${APPLE_ID_MOCK_PACKAGE_MIRROR:-/opt/swift-packages}
-scripts/container/stand-in-bases.sh --all
+VARIANTS=${MEASURE_VARIANTS:-static fullicu dynamic}
+case " $VARIANTS " in
+    *" dynamic "*) scripts/container/stand-in-bases.sh --all ;;
+    *) scripts/container/stand-in-bases.sh ;;
+esac
+fullicu=$(mktemp)
 variant=$(mktemp)
-trap 'rm -f "$variant"' EXIT
-sed -e 's/ --static-swift-stdlib//' -e 's/id=apple-id-mock-build,/id=apple-id-mock-build-dynamic,/' \
+trap 'rm -f "$fullicu" "$variant"' EXIT
+git show "${MEASURE_BEFORE:-71fafe4}:Dockerfile" \
+    | sed -e 's/id=apple-id-mock-build,/id=apple-id-mock-build-fullicu,/' >"$fullicu"
+sed -e 's/ --static-swift-stdlib//' -e 's/id=apple-id-mock-build-fullicu,/id=apple-id-mock-build-dynamic,/' \
     -e 's/^FROM debian:bookworm-slim$/FROM swift:6.3-bookworm-slim/' \
-    -e 's/libssl3=3\.\* ca-certificates=[^ ]*/libssl3=3.*/' Dockerfile >"$variant"
+    -e 's/libssl3=3\.\* ca-certificates=[^ ]*/libssl3=3.*/' "$fullicu" >"$variant"
 
 build() { # build TAG DOCKERFILE
     podman build --format docker --pull=never --layers --volume "$MIRROR:$MIRROR:ro" -f "$2" -t "$1" . >/dev/null
@@ -48,7 +59,18 @@ measure() { # measure NAME TAG BASE
         "$first" $((rss / 1024))
 }
 
-build apple-id-mock:local Dockerfile
-build apple-id-mock:dynamic "$variant"
-measure static apple-id-mock:local docker.io/library/debian:bookworm-slim
-measure dynamic apple-id-mock:dynamic docker.io/library/swift:6.3-bookworm-slim
+for name in $VARIANTS; do
+    case $name in
+        static) build apple-id-mock:local Dockerfile ;;
+        fullicu) build apple-id-mock:fullicu "$fullicu" ;;
+        dynamic) build apple-id-mock:dynamic "$variant" ;;
+        *) echo "unknown variant $name (static, fullicu, dynamic)" >&2; exit 2 ;;
+    esac
+done
+for name in $VARIANTS; do
+    case $name in
+        static) measure static apple-id-mock:local docker.io/library/debian:bookworm-slim ;;
+        fullicu) measure fullicu apple-id-mock:fullicu docker.io/library/debian:bookworm-slim ;;
+        dynamic) measure dynamic apple-id-mock:dynamic docker.io/library/swift:6.3-bookworm-slim ;;
+    esac
+done

@@ -1,10 +1,15 @@
-import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Builds the whole server for `configuration`: opens the state store, loads and checks scenarios
 /// and keys (throwing every problem, so it never starts half-configured), then wires the router and

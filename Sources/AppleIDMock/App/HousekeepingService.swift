@@ -1,6 +1,11 @@
-import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Sweeps codes and tokens that expired on the mock's clock, without waiting for traffic: after the
 /// clock moves forward, the next sweep frees them. Writes when each namespace was last used, and

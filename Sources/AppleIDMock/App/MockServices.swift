@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the server is made of once loaded: the state, the journal, the configuration, and where the
 /// server is reached. `buildRouter` hands each controller and middleware the parts it uses.

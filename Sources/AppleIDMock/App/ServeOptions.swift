@@ -1,3 +1,5 @@
+import Logging
+
 /// One option of `apple-id-mock serve`: its flag, its environment variable, its default and what it
 /// means, described once. The CLI builds its options' help from it and reads the variable it names;
 /// a test holds the README's configuration table and `serve --help` to it.

@@ -1,4 +1,15 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// An RGBA image being drawn: 8 bits a channel, rows top to bottom, not premultiplied. Shapes are
 /// painted by coverage (how much of each pixel they cover, 0...1), which anti-aliases their edges.

@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The newest epoch this replica has seen (resets and switches move it on), and a way to wait until
 /// it moves: a delivery under way for an older epoch is cut short, so nothing from before a reset

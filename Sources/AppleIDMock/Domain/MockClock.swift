@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The mock's time: a base clock (the system's, or a fixed instant in tests) plus an offset that the
 /// control plane moves, so expiry is tested without sleeping. Every expiry check reads this clock.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The control plane's steps on the state: scenarios, settings, the clock and transfers.
 extension MockState {

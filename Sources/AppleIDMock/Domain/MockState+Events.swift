@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Lifecycle events on the state: the scenario's schedule, events applied now, the event log.
 extension MockState {

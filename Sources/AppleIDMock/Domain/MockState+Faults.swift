@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The control plane's fault rules: added, listed, cleared, and consumed by the calls they match.
 /// The rules live in the control record and their counts in the store, so with replicas "the next

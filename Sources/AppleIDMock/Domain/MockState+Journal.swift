@@ -1,5 +1,11 @@
 import DequeModule
-import Foundation
+import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The request journal on the state: written in batches, read with filters, cleared. It is kept
 /// across resets (it records what the backend did), bounded by the `journalLimit` setting.

@@ -1,4 +1,10 @@
-import Foundation
+import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The control plane's steps on the signing keys: rotate, publish, unpublish, sign with, delete,
 /// restore the bundled set. Each is one step on the control record, so every replica signs and

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The notification outbox on the state: filing, listing, redelivery, and the delivery leases.
 extension MockState {

@@ -1,6 +1,11 @@
-import Foundation
 import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The one owner of the mock's mutable state. Every change is one step on the store (memory, SQLite
 /// or PostgreSQL); the rules are `Session` and `GrantRules`. Requests read the control record when

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension BundledAsset {
     /// The asset as Apple's CDN (`appleid.cdn-apple.com`) serves its files: cacheable for five
@@ -15,7 +20,7 @@ extension BundledAsset {
             .init("Cross-Origin-Resource-Policy")!: "cross-origin",
         ]
         if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == etag
+            $0.trimmingWhitespace() == etag
         }) == true {
             headers[.contentLength] = nil
             return Response(status: .notModified, headers: headers)

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `application/x-www-form-urlencoded` parameters (a body or a query string), keeping duplicates so
 /// they can be refused as Apple refuses them.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where Apple's endpoints are served, relative to their group `/auth` (the router mounts them
 /// there), with `absolute(_:)` for clients: one list shared by the router, the kit and the tests.
@@ -72,8 +76,7 @@ package enum AdminPath {
 
     /// `/__admin/<name>` with its `:id` parameter filled in (percent-encoded as a path segment).
     package static func absolute(_ name: String, id: String) -> String {
-        let segment = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? id
-        return absolute(name.replacingOccurrences(of: ":id", with: segment))
+        absolute(name.replacing(":id", with: PercentEncoding.pathSegment(id)))
     }
 }
 

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads request bodies and parameters within a size limit, turning every malformed input into an
 /// `AppleError` (never a crash or a 500).
@@ -10,7 +15,7 @@ enum RequestReading {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             return nil
         }
-        let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+        let token = header.dropFirst("bearer ".count).trimmingWhitespace()
         return token.isEmpty ? nil : token
     }
 

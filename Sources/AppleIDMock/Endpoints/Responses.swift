@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Builds the responses the endpoints send: Apple's JSON (with its headers), HTML pages, redirects.
 enum Responses {

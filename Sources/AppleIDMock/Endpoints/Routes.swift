@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 
 /// Builds the mock's router: every route, and the middleware of each group, in one place.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Mints identity tokens to order (see `IdentityTokenOrder`), with the world's claims and keys. Pure:
 /// nothing is stored, so a minted token leaves the mock's state as it was.

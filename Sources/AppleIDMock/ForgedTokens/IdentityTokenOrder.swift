@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What `POST /__admin/mint/id-token` (and `apple-id-mock mint id-token`) is asked to make: a token
 /// for a user and a client as one of Apple's flows would issue it, with claims set or removed, or

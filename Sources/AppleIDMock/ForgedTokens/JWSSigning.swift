@@ -1,7 +1,12 @@
 import Crypto
 import CryptoExtras
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How a compact JWS is signed: as Apple signs, or in one of the ways a forger would, so a backend
 /// can be shown to reject each.

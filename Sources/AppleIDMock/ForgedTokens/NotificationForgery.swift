@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Server-to-server notifications made to order, valid or with one defect a receiver must reject,
 /// as the JWS that is posted in `{"payload": …}`. Pure: nothing is queued or stored.

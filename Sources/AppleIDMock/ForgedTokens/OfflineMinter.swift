@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Mints identity tokens without a server (`apple-id-mock mint id-token`): a scenario from the
 /// scenarios folder and the bundled keys, nothing stored. The tokens are those the server would mint

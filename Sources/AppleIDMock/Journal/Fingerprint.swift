@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How secrets, tokens and codes appear in logs and the journal: the first 8 hex digits of their
 /// SHA-256, enough to match two sightings of one value and useless to replay it.

@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the handlers of one `/auth/*` request learn for its journal entry (the user, the client
 /// secret's key, why it was refused, what it handed out). It travels in the request context

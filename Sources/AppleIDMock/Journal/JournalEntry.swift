@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One line of the request journal: an `/auth/*` request the mock answered, or a notification
 /// attempt it made. Secrets, tokens and codes appear only as fingerprints.

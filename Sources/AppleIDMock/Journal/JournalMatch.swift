@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a verification looks for in the journal (`POST /__admin/journal/verify`): a value per
 /// field, every one of which an entry must have. Compared field by field, so that an entry that

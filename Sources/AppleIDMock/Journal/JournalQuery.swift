@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The filters of `GET /__admin/journal`: which entries to show, newest first.
 struct JournalQuery: Sendable {

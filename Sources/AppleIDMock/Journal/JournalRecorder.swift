@@ -1,6 +1,11 @@
 import DequeModule
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Collects journal entries without making the request wait: entries are buffered here and written
 /// to the store in batches (by `JournalService`, and before every journal read). The buffer is

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// When a journaled call or attempt began, on the two clocks its entry needs: the wall clock (its
 /// id and `wallTime`, which sort entries across replicas) and a monotonic one (its latency).

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A verification of the journal (`POST /__admin/journal/verify`): how many entries match, or
 /// whether calls came in a given order; when it fails, the entries that came closest (near misses)

@@ -1,7 +1,12 @@
 import Crypto
 import CryptoExtras
-import Foundation
 import NIOPosix
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A signing key made by a rotation: its private half as PKCS#8 PEM, kept in the store so every
 /// replica (and a restart on a durable store) signs and publishes the same key.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Generated keys parsed once per process, by `kid` (parsing a PEM costs milliseconds). A `kid` is
 /// random and never reused, so an entry never goes stale; past its capacity the cache starts over.

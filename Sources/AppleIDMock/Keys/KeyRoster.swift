@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The signing keys once the control plane changed them: which keys exist, which are published in
 /// `/auth/keys` (and until when), and which one signs. Pure rules; `MockState` stores the result.

@@ -1,7 +1,12 @@
 import COpenSSL
 import Crypto
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// RS256 signatures (RSASSA-PKCS1-v1_5 over SHA-256) made by the system's OpenSSL, whose
 /// assembler RSA is several times faster than the portable one. The key is loaded into a few

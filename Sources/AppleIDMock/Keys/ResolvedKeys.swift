@@ -1,5 +1,10 @@
-import Foundation
 import NIOCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The keys a request works with: the one that signs, and every key of the roster with its public
 /// half, to build the JWKS at the mock's current instant.

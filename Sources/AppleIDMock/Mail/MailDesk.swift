@@ -1,5 +1,10 @@
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Connects the SMTP dialogue to the relay's rules and the mailbox: decides on recipients and
 /// messages in store steps, journals each attempt (endpoint `smtp`), and copies relayed messages

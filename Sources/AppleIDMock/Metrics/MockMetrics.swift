@@ -1,7 +1,12 @@
 import CoreMetrics
-import Foundation
 import Metrics
 import Prometheus
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The mock's Prometheus metrics (`GET /metrics`), kept with swift-metrics on a registry of this
 /// server's own (not the process-wide `MetricsSystem`, so that servers built side by side in one

@@ -1,7 +1,12 @@
-import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Guards the control plane (`/__admin/*`). With an admin token, every call must bear it
 /// (`Authorization: Bearer …`, else 401). Always, it refuses what a web page open in a browser could
@@ -150,7 +155,7 @@ struct AdminAccessMiddleware: RouterMiddleware {
 
     /// `application/json` or `application/<something>+json`, with any parameters.
     private static func isJSON(_ contentType: String?) -> Bool {
-        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let type = contentType?.split(separator: ";").first?.trimmingWhitespace().lowercased()
         else { return false }
         return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }

@@ -1,7 +1,12 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Wraps every `/auth/*` call (it is attached to that group): reads the parameters it names (grant
 /// type, client, the fingerprints of its secrets), hands the endpoint a journal draft in the request

@@ -1,6 +1,11 @@
-import Foundation
 import Hummingbird
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a fault rule that fired does to an Apple call's answer: an Apple error, an HTTP status with a
 /// body, a `Retry-After`, or only the first half of the answer's body.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A namespace as the default namespace's store lists it (`Spaces.namespaces`): when it was made
 /// and last used (wall clock), the `client_id`s it claims, and how long it may stay idle. Its

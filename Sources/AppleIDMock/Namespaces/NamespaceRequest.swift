@@ -1,5 +1,10 @@
-import Foundation
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a request says of its namespace before any route runs: a `/ns/{name}/` path prefix or the
 /// `X-Apple-ID-Mock-Namespace` header (explicit, the first match wins), and the dashboard's cookie.
@@ -34,10 +39,10 @@ struct NamespaceRequest: Sendable, Equatable {
         for field in headers[values: .cookie] {
             for pair in field.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == NamespaceName.cookie else {
+                guard parts.count == 2, parts[0].trimmingWhitespace() == NamespaceName.cookie else {
                     continue
                 }
-                let value = parts[1].trimmingCharacters(in: .whitespaces)
+                let value = parts[1].trimmingWhitespace()
                 if NamespaceName.problem(value) == nil { return value }
             }
         }

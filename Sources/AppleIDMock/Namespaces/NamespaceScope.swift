@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where one namespace's state lives in the shared store. Each namespace has its own copy of every
 /// space, stored as `{name}/{space}` (the default namespace's copy is the bare name, as before

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A namespace as the control plane shows it: its record, its scenario and identities (from its
 /// control record), and how many entries it holds in the spaces a tester watches.

@@ -1,6 +1,11 @@
-import Foundation
 import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Every namespace of the server: whole worlds (scenario, settings, clock, faults, keys, session,
 /// journal, mailbox) on one store. The default namespace is the world that exists without any;

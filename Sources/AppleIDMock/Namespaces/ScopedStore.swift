@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The shared store as one namespace sees it: every step runs on a `ScopedTransaction`, and the
 /// control record read is the namespace's. Housekeeping (claiming due work, the sweep) spans every

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One step on the shared store as one namespace sees it: its own copy of each space, its own index
 /// groups, and in the spaces of codes and tokens only the values it minted (`NamespaceScope`).

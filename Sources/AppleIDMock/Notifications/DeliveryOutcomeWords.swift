@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A delivery attempt's outcome in plain words for people ("connection refused by
 /// localhost:3000", "localhost:3000 answered HTTP 503"), from the outcome the attempt recorded

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The claims of a server-to-server notification JWT (reference §9). `events` is a JSON **string**,
 /// as in real payloads, not an object as the documentation shows.

@@ -1,9 +1,14 @@
 import AsyncHTTPClient
-import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The background worker: fires scheduled lifecycle events when the mock's clock reaches them, and
 /// posts due notifications as `{"payload": "<JWS>"}`, retrying failures with backoff. Each

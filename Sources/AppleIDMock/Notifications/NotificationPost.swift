@@ -1,6 +1,12 @@
 import AsyncHTTPClient
-import Foundation
 import NIOCore
+import NIOHTTP1
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The one way the mock posts a notification to a receiver, as Apple does (`{"payload": jws}`),
 /// and names what came back: used by the delivery worker and by notifications made to order.

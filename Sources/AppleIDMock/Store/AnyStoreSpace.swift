@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A space without its value type: how a store that writes bytes decodes and encodes its values.
 struct AnyStoreSpace: Sendable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where the mock's mutable state lives: in memory, in one SQLite file, or in PostgreSQL shared by
 /// replicas. The store only keeps entries and runs atomic steps; the rules live in `Domain/`.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How an entry is filed besides its value: when it dies on the mock's clock, when work on it is
 /// due on the wall clock, and the group it dies with (the consent a grant came from).

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The JSON coding every durable store uses for values (dates as fractional epoch seconds).
 enum StoreCoding {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where the state lives, as given by `--state` / `APPLE_ID_MOCK_STATE`: `memory`, `sqlite:PATH`,
 /// or a libpq URL `postgres://USER:PASSWORD@HOST:PORT/DB`.
@@ -70,7 +74,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// `text` with the password of a URL replaced by `***`.
     static func mask(_ text: String) -> String {
-        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else {
+        guard let scheme = text.firstRange(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else {
             return text
         }
         let userInfo = text[scheme.upperBound..<at]

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A named family of entries in a store (consents, codes, the outbox, …) and the type of their values.
 /// Every store keeps one table of `(space, key) → value`; the space says how a value is encoded, and

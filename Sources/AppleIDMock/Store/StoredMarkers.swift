@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A value that only says "present" (a deleted account, relay forwarding off, a spent token).
 struct Marker: Codable, Sendable, Equatable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Data {
     /// Unpadded base64url, as JOSE writes it.
@@ -8,9 +12,9 @@ extension Data {
 
     /// Decodes unpadded (or padded) base64url; `nil` if it is not base64url.
     init?(base64URLEncoded text: some StringProtocol) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = String(text).replacing("-", with: "+").replacing("_", with: "/")
         guard !base64.contains("=") || text.hasSuffix("=") else { return nil }
-        base64 = base64.replacingOccurrences(of: "=", with: "")
+        base64 = base64.replacing("=", with: "")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         self.init(base64Encoded: base64)
     }

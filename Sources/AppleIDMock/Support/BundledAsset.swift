@@ -1,6 +1,11 @@
 import Crypto
-import Foundation
 import NIOCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A bundled file read once into memory, ready to send: its bytes, its content type and an ETag
 /// made from its digest. The dashboard and Sign in with Apple JS are served from these.

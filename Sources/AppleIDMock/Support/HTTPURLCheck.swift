@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The one check of a URL the mock posts to or sends a browser back to (notification URLs, return
 /// URLs): absolute `http`/`https`, with a host, a port in 1...65535, at most 2048 bytes. A port

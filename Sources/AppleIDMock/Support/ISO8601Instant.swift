@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads an instant written as an ISO 8601 date-time (RFC 3339's profile of it), by arithmetic.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads typed values out of a `JSONValue` tree while collecting every problem it meets, each with
 /// its JSON path, so one pass over a scenario file reports all of its mistakes at once.

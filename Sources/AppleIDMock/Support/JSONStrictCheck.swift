@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Checks JSON text more strictly than `JSONDecoder` and says where it fails: invalid UTF-8 and
 /// syntax errors by line and column, and a member name that appears twice in one object (which

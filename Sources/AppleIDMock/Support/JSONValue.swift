@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A parsed JSON document that keeps every value and its exact type, so scenario validation can
 /// name unknown fields and wrong types (Codable silently ignores the former).

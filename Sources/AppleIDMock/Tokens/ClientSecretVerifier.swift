@@ -1,5 +1,10 @@
-import Foundation
 import JWTKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Checks a `client_secret` as Apple does (reference §2.2): an ES256 JWT whose `kid` is a registered
 /// key of the client's team, `iss` = Team ID, `sub` = `client_id`, `aud` = `https://appleid.apple.com`,

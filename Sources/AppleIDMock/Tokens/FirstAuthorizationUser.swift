@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `user` JSON Apple sends with a user's first authorization of an app group, holding only what
 /// was granted: `{"name":{"firstName":…,"lastName":…},"email":…}`.

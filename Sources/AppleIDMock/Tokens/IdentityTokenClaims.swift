@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The payload of an identity token as Apple writes it: integer times, absent
 /// (not `null`) optional claims, and `email_verified` / `is_private_email` as booleans or strings.

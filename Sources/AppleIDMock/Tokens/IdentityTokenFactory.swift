@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Builds the claims of an identity token for each place Apple issues one (reference §6.2).
 struct IdentityTokenFactory: Sendable {

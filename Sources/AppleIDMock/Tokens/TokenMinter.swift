@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Encodes and signs identity tokens and notification JWTs (compact JWS, Apple's header).
 enum TokenMinter {

@@ -1,5 +1,10 @@
-import Foundation
 import NIOSSL
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why the server cannot answer HTTPS with the given files; it refuses to start, in one line.
 public struct TLSSetupError: Error, CustomStringConvertible, Sendable {
@@ -63,17 +68,16 @@ enum TLSSetup {
     static func validityWarning(_ leaf: NIOSSLCertificate, path: String, now: Date) -> String? {
         let notBefore = Date(timeIntervalSince1970: TimeInterval(leaf.notValidBefore))
         let notAfter = Date(timeIntervalSince1970: TimeInterval(leaf.notValidAfter))
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
+        let day = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
         let renew = "(scripts/make-tls-certs.sh re-issues the bundled one)"
         if now < notBefore {
-            return "TLS certificate \(path) is not valid before \(day.string(from: notBefore)): clients will refuse it"
+            return "TLS certificate \(path) is not valid before \(day.format(notBefore)): clients will refuse it"
         }
         if now > notAfter {
-            return "TLS certificate \(path) expired on \(day.string(from: notAfter)): clients will refuse it \(renew)"
+            return "TLS certificate \(path) expired on \(day.format(notAfter)): clients will refuse it \(renew)"
         }
         if notAfter.timeIntervalSince(now) < TimeInterval(expiryWarningDays * 86_400) {
-            return "TLS certificate \(path) expires on \(day.string(from: notAfter)) \(renew)"
+            return "TLS certificate \(path) expires on \(day.format(notAfter)) \(renew)"
         }
         return nil
     }

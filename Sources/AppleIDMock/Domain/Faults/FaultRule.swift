@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A rule that makes Apple misbehave on demand: which calls it matches (an endpoint, optionally a
 /// grant type and a client), what it does to them (an Apple error, an HTTP status, latency, a

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads a fault rule from a `POST /__admin/faults` body, reporting every problem with its JSON path.
 enum FaultRuleReader {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A user's authorization of one app group: the scopes and email choice frozen at first consent, and
 /// whether it still stands. Revoking ends it; the next authorization is a first one again.

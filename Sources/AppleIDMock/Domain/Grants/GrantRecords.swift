@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An authorization code: single use, short-lived, bound to the client, the return URL and any
 /// PKCE challenge, and to the consent it came from.

@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The grant rules as pure functions on values: what a sign-in, a code exchange, a refresh or a
 /// migration bearer check decides, given the records involved. `Session` loads and stores them.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A team's access token from the `client_credentials` grant (`scope=user.migration`): an hour long,
 /// reusable, bound to the client and the team whose secret obtained it.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The session's rules applied inside one store step: consents, codes, tokens, account lifecycle and
 /// migration bearers. Each method loads the records it needs, decides with `GrantRules` and writes

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A user's consent to an app group and the authorization code that goes with it, recorded in one
 /// store step: what the browser's authorize flow and native sign-in both do when the user agrees.

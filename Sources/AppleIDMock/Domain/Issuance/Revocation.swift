@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What `/auth/revoke` does, in one store step: ends the consent behind a token and, when the
 /// `notifyOnRevokeEndpoint` setting asks for it, queues the `consent-revoked` notification.

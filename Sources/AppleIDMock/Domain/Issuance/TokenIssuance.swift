@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The token endpoint's grants as domain steps: a code redeemed for tokens, a refresh token for a
 /// new access token (and id_token), a team's token for user migration. Each runs in one store step

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// App transfer's user migration (reference §8), the rules behind `/auth/usermigrationinfo`: the
 /// sending team turns its `sub` into a `transfer_sub` for the recipient team; the recipient turns the

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An app group moved from one developer team to another (reference §8). For the migration window
 /// after `at` (60 days by default, on the mock's clock) both teams may call the migration endpoints,

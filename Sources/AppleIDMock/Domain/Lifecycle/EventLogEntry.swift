@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One lifecycle event as it happened (or did not): from the scenario's schedule or the control plane.
 struct EventLogEntry: Sendable, Codable {

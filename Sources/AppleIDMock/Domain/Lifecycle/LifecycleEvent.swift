@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An account lifecycle event Apple tells developers about (reference §9).
 struct LifecycleEvent: Sendable, Equatable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The state a request works with, read once when it starts: the world in force (the scenario with
 /// its settings patch and transfers), its client-secret verifier, the control record, and the

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the control plane steers, kept as one record in the store: the scenario in force, the
 /// settings patched over it, the clock (offset, or frozen instant), the transfers so far, how far the

@@ -1,5 +1,10 @@
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Derives Apple-shaped identifiers from stable inputs with HMAC-SHA256, so the same scenario gives
 /// the same `sub` and relay addresses on every run and every machine.

@@ -1,5 +1,10 @@
-import Foundation
 import JWTKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One world the mock serves: developer teams, their app groups and the Apple Account users who
 /// sign in to them, plus the behaviour switches in `settings`. Loaded from `scenarios/<name>.json`.

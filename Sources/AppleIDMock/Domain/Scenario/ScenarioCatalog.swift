@@ -1,6 +1,11 @@
 import Crypto
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The scenarios the mock can serve: those loaded from the scenarios folder at start-up, and those
 /// uploaded over HTTP (kept in the store, parsed here once per text). Each is checked against the

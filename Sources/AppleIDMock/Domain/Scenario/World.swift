@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A scenario with its lookups built: which app group and team each `client_id` belongs to, users by
 /// key and email, and each user's derived identifiers. Immutable; replaced whole on a scenario switch.

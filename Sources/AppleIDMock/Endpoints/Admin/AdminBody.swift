@@ -1,6 +1,11 @@
-import Foundation
 import Hummingbird
 import NIOCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads control-plane request bodies as JSON, with errors that name the field and the reason.
 enum AdminBody {

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `POST /__admin/client-secret`: a `client_secret` made with a bundled developer key.
 struct ClientSecretController: Sendable {

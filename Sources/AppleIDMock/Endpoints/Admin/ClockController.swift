@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/clock`: read the mock's clock, move it, freeze it, or put it back to real time.
 struct ClockController: Sendable {

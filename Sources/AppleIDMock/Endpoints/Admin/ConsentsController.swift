@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `GET /__admin/consents`: every consent in the state, with its subject and relay forwarding.
 struct ConsentsController: Sendable {

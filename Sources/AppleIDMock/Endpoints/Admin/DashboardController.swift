@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `GET /__admin/`: the QA dashboard, plain HTML, CSS and JavaScript modules shipped in
 /// `Resources/dashboard` (no CDN, no build step), served from memory with a strict Content

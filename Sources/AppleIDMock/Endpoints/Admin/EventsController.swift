@@ -1,6 +1,11 @@
-import Foundation
 import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/events`: fire an account lifecycle event now (`POST`), or list the log and the
 /// scheduled events still to come (`GET`).

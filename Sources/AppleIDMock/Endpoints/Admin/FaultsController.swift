@@ -1,6 +1,11 @@
-import Foundation
 import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/faults`: make Apple fail on demand. `GET` lists the rules with their counts, `POST`
 /// adds one, `DELETE` clears them all, `DELETE /__admin/faults/{id}` one.

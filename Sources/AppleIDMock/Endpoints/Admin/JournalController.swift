@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/journal`: what backends sent to `/auth/*` and how the mock answered, and every
 /// notification attempt, newest first, with filters (`endpoint`, `clientId`, `user`, `outcome`,

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/keys`: the signing keys. List them, rotate (a new RSA-2048 key that signs, the old ones
 /// published for a grace period on the mock's clock), publish, unpublish, sign with one that is not

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/mail`: the private email relay's mailbox, newest first, with filters (`user`, `team`,
 /// `outcome`, `direction`, `limit`); one entry; its raw message; a reply from the user through

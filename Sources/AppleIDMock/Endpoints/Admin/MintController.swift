@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Tokens and notifications made to order: `POST /__admin/mint/id-token` (valid, with claims set or
 /// removed, or with one defect), `POST /__admin/mint/notification` (posted to an app group's URL or

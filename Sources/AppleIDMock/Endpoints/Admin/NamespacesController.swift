@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/namespaces`: list the namespaces, make or change one (`PUT`), read one, delete one
 /// with all its state. The rules are `Namespaces`'.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A native sign-in without a device (`POST /__admin/native/authorize`): the JSON body names the
 /// bundle id, the user and what is requested; the answer is what `ASAuthorizationAppleIDCredential`

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Native sign-in without a device: `POST /__admin/native/authorize` returns what an iOS app's
 /// `ASAuthorizationAppleIDCredential` holds; `GET /__admin/native/credential-state` answers as

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The server-to-server notifications the lifecycle produced: `GET /__admin/notifications[/<id>]`
 /// (the listing filtered by `state`, waiting with `waitSeconds` until `minCount` match, or until

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `GET /__admin/openapi.json`: the OpenAPI 3.1 document of the control plane and Apple's endpoints,
 /// the file `Sources/AppleIDMock/Resources/openapi.json` shipped with the server.

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `POST /__admin/reset`: forget consents, codes, tokens, events and notifications, as at start.
 struct ResetController: Sendable {

@@ -1,6 +1,11 @@
-import Foundation
 import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/scenario` and `/__admin/scenarios`: see the active scenario, switch to another, list
 /// them, upload one.

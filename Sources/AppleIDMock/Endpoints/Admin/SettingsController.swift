@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `/__admin/settings`: the active scenario's settings (`MockSettings.table`), read and patched.
 struct SettingsController: Sendable {

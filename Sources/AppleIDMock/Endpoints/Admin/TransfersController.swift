@@ -1,6 +1,11 @@
-import Foundation
 import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// App transfers on the control plane: `POST /__admin/transfers` moves an app group to another team
 /// now; `GET /__admin/transfers` lists transfers with their migration windows.

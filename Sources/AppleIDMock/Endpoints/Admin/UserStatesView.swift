@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `GET /__admin/users`: every user of the active scenario with what each app group sees of them now:
 /// the `sub` and relay address of the group's current team, the consent (state, frozen scopes,

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `GET /__admin/users`: the active scenario's users and their state with each app group
 /// (`UserStatesView`), as the dashboard's Users section shows them.

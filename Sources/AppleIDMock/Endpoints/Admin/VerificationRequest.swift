@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The body of `POST /__admin/journal/verify`, read with errors that name the field and the reason:
 /// `{"match": {…}, "count": {"exactly" | "atLeast" | "atMost": n}, "waitSeconds": 5, "since": …}`

@@ -1,5 +1,10 @@
-import Foundation
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A control-plane read that may wait (`waitSeconds`, at most 60) until what it reads satisfies the
 /// caller (`minCount` entries match, the outbox is settled, a verification holds). It reads, and

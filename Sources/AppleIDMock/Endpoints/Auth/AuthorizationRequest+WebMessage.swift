@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension AuthorizationRequest {
     /// The origin of `redirectUri` (`scheme://host[:port]`, the port only when not the scheme's

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A checked `/auth/authorize` request (reference §1.1). Parsing applies Apple's rules in order and
 /// fails with the error Apple's page shows.

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Sends an authorization result to the return URL in the requested mode: a `302` with a query or
 /// fragment, the auto-submitting `form_post` page, or the `web_message` popup page.

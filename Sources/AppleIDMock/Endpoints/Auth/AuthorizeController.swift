@@ -1,6 +1,11 @@
-import Foundation
 import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `GET`/`POST /auth/authorize` and the consent page's `POST /auth/authorize/consent`: Apple's
 /// browser sign-in, ending in a redirect or `form_post` page to the registered return URL. Refusals

@@ -1,5 +1,10 @@
-import Foundation
 import NIOCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Apple's `/.well-known/openid-configuration`, field for field (reference §5), with the endpoint
 /// URLs on this server. The issuer is `https://appleid.apple.com`, which tokens carry, unless the

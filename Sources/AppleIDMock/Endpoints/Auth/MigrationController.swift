@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `POST /auth/usermigrationinfo` (reference §8): the sending team turns its `sub` into a
 /// `transfer_sub` for the recipient team; the recipient turns the `transfer_sub` into its own `sub`

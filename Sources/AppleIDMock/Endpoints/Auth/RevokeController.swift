@@ -1,6 +1,11 @@
-import Foundation
 import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `POST /auth/revoke`: ends the consent behind a refresh or access token. Answers `200` with an
 /// empty body whether or not anything was revoked, as Apple does; parameters may also come by query.

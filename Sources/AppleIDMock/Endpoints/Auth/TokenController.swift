@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `POST /auth/token`: the `authorization_code`, `refresh_token` and (for app transfers)
 /// `client_credentials` grants, checked in Apple's order (grant type, required parameters, client

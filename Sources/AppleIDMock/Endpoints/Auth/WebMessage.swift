@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The message Apple's popup page posts to `window.opener` for `response_mode=web_message`
 /// (reference §15): a JSON *string*, `{"method":"oauthDone","data":{…}}`, where `data` holds

@@ -1,8 +1,13 @@
 import Crypto
-import Foundation
 import Hummingbird
 import Logging
 import NIOPosix
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `GET /appleid/button`, `/appleid/button/left` and `/appleid/button/logo` (Apple's button images,
 /// served by `appleid.cdn-apple.com`): PNGs the mock draws for the parameters Apple documents, and

@@ -1,5 +1,10 @@
-import Foundation
 import Hummingbird
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `GET /appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js` (Apple's CDN path, served by
 /// `appleid.cdn-apple.com`) and its typings `appleid.auth.d.ts`: the mock's own Sign in with Apple

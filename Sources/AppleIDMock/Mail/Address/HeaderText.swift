@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Text as the relay writes it into a header, always RFC 5322 clean: display names as a quoted
 /// string or RFC 2047 encoded words (never raw CR, LF, NUL or 8-bit), and tokens such as the

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One line of the mailbox: a message to a relay address (relayed or refused, with the reason), or
 /// a reply the user sent through the relay. What `GET /__admin/mail` lists.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The relay's steps on the state, each one step of the store so that replicas agree: deciding
 /// on a recipient, delivering a message, keeping a reply within the day's limit, and reading,

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The header section of a message (RFC 5322), unfolded: what the relay's rules read (`From`,
 /// `Subject`, `Message-ID`, `DKIM-Signature`) and where the body starts. Bounded: at most
@@ -38,12 +42,12 @@ struct MessageHeaders: Sendable, Equatable {
                 break
             }
             if line.first == " " || line.first == "\t" {
-                if !fields.isEmpty { fields[fields.count - 1].value += " " + line.trimmingCharacters(in: .whitespaces) }
+                if !fields.isEmpty { fields[fields.count - 1].value += " " + line.trimmingWhitespace() }
             } else if let colon = line.firstIndex(of: ":"), fields.count < Self.maxFields {
                 fields.append(
                     (
                         String(line[..<colon]),
-                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                        String(line[line.index(after: colon)...]).trimmingWhitespace()
                     ))
             }
         }
@@ -80,9 +84,9 @@ struct MessageHeaders: Sendable, Equatable {
     /// The `d=` tag of every `DKIM-Signature`.
     var dkimDomains: [String] {
         values("DKIM-Signature").compactMap { signature in
-            signature.split(separator: ";").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
+            signature.split(separator: ";").lazy.map { $0.trimmingWhitespace() }
                 .first { $0.lowercased().hasPrefix("d=") }
-                .map { String($0.dropFirst(2)).trimmingCharacters(in: .whitespaces).lowercased() }
+                .map { String($0.dropFirst(2)).trimmingWhitespace().lowercased() }
         }
     }
 
@@ -101,7 +105,7 @@ enum EncodedWords {
         var result = ""
         var rest = Substring(text)
         var afterWord = false
-        while let start = rest.range(of: "=?") {
+        while let start = rest.firstRange(of: "=?") {
             let before = rest[..<start.lowerBound]
             guard let word = word(at: rest[start.lowerBound...]) else {
                 result += rest[..<start.upperBound]

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The message as the relay delivers it to the user's real address: a `Received` and a
 /// `Delivered-To` field on top, and `From` rewritten to an address of the relay so that the user's
@@ -8,7 +12,7 @@ enum RelayRewriting {
     /// The address the user sees as the sender: the original address spelled into a local part,
     /// with a token fixed for (sender, relay address).
     static func replyAddress(for sender: String, relayAddress: String) -> String {
-        let spelled = sender.lowercased().replacingOccurrences(of: "@", with: "_at_")
+        let spelled = sender.lowercased().replacing("@", with: "_at_")
             .map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? String($0) : "_" }.joined()
         let token = IdentifierDerivation.token(purpose: "reply", length: 10, sender.lowercased(), relayAddress)
         return "\(spelled.prefix(40))_\(token)@icloud.com"
@@ -83,11 +87,22 @@ enum RelayRewriting {
     }
 
     /// An RFC 5322 date, e.g. `Wed, 25 Nov 2026 16:00:00 +0000`.
+    /// Written as `DateFormatter` wrote it with `en_US_POSIX`, UTC and `EEE, dd MMM yyyy HH:mm:ss +0000`.
     static func rfc5322Date(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss +0000"
-        return formatter.string(from: date)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        // To the millisecond first, half a millisecond up, as CoreFoundation hands time to ICU.
+        let instant = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down) / 1000)
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: instant)
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func padded(_ value: Int?, _ width: Int) -> String {
+            let digits = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let weekday = weekdays[((parts.weekday ?? 1) - 1) % 7]
+        let month = months[((parts.month ?? 1) - 1) % 12]
+        return "\(weekday), \(padded(parts.day, 2)) \(month) \(padded(parts.year, 4)) "
+            + "\(padded(parts.hour, 2)):\(padded(parts.minute, 2)):\(padded(parts.second, 2)) +0000"
     }
 }

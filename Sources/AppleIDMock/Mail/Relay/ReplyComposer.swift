@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A reply from the user to a relayed message, as Apple's relay sends it on to the team's mail
 /// server: from the user's relay address, to the original sender, threaded on the original.
@@ -32,7 +36,7 @@ enum ReplyComposer {
         lines += [
             "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit", "",
         ]
-        let body = text.replacingOccurrences(of: "\r\n", with: "\n").split(
+        let body = text.replacing("\r\n", with: "\n").split(
             separator: "\n", omittingEmptySubsequences: false
         )
         .joined(separator: "\r\n")

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One SMTP command line, parsed: the verb and what follows it (RFC 5321 §4.1).
 enum SMTPCommand: Equatable, Sendable {
@@ -24,10 +28,10 @@ enum SMTPCommand: Equatable, Sendable {
 
     /// Parses a command line (without its line ending).
     static func parse(_ line: String) -> SMTPCommand {
-        let trimmed = line.trimmingCharacters(in: [" ", "\t"])
+        let trimmed = line.trimming { $0 == " " || $0 == "\t" }
         let verbEnd = trimmed.firstIndex(where: { $0 == " " || $0 == "\t" || $0 == ":" }) ?? trimmed.endIndex
         let verb = trimmed[..<verbEnd].uppercased()
-        let rest = trimmed[verbEnd...].trimmingCharacters(in: [" ", "\t"])
+        let rest = trimmed[verbEnd...].trimming { $0 == " " || $0 == "\t" }
         switch verb {
         case "EHLO": return rest.isEmpty ? .syntaxError(verb: verb) : .ehlo(rest)
         case "HELO": return rest.isEmpty ? .syntaxError(verb: verb) : .helo(rest)

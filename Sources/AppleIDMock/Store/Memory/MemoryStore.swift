@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Writes a memory store's changes somewhere durable before they count (the SQLite journal).
 protocol StoreJournal: Sendable {

@@ -1,5 +1,10 @@
-import Foundation
 import HeapModule
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An entry's address: its space and key.
 struct EntryRef: Hashable, Sendable {

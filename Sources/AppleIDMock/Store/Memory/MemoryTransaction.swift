@@ -1,4 +1,10 @@
-import Foundation
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One step on the memory tables: writes are buffered and applied only when the step succeeds.
 /// The store's lock is held for the whole step, so reads of the tables are stable.

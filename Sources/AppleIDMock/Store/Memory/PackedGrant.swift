@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A grant record (code, access or refresh token) packed into a fixed-size value: its token as
 /// 16 bytes, names as numbers of a `NameTable`, instants as plain doubles, and its links in the

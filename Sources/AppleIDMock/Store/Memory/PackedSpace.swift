@@ -1,5 +1,10 @@
-import Foundation
 import HeapModule
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What `MemoryTables` asks of a space whose entries are kept packed.
 protocol PackedStorage: AnyObject {

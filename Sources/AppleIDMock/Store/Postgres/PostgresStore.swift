@@ -1,9 +1,14 @@
-import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The state in PostgreSQL, shared by any number of replicas. Each step is a `SERIALIZABLE`
 /// transaction, run again when it conflicts with another replica's, so a code is redeemed exactly

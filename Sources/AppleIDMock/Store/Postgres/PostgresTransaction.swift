@@ -1,6 +1,11 @@
-import Foundation
 import Logging
 import PostgresNIO
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One step on PostgreSQL: the statements of a `SERIALIZABLE` transaction on one leased connection.
 final class PostgresTransaction: StateTransaction {

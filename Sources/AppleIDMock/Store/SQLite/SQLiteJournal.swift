@@ -1,8 +1,13 @@
-import Foundation
 import Logging
 import NIOCore
 import SQLiteNIO
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The durable half of the `sqlite:PATH` store: one file holding every entry, written in one SQLite
 /// transaction before a step counts, so everything survives SIGTERM and `kill -9`. The working copy

@@ -10,6 +10,15 @@ import Synchronization
 protocol StoreJournal: Sendable {
     /// Writes `changes` in one transaction; throws (and nothing counts) if it cannot.
     func write(_ changes: StoreChanges) async throws
+
+    /// `changes` made ready to write (the SQLite journal encodes each value here), called by the
+    /// step itself: the work is done by each step, on any core, rather than by the one writing a
+    /// batch, and a value that cannot be written fails its own step only.
+    func prepare(_ changes: StoreChanges) throws -> StoreChanges
+}
+
+extension StoreJournal {
+    func prepare(_ changes: StoreChanges) throws -> StoreChanges { changes }
 }
 
 /// The state in this process's memory: the default store, and the working copy of the SQLite store,
@@ -61,6 +70,7 @@ final class MemoryStore: StateStore {
                 try await writeThenApply(changes, journal: journal, seen: seen.applied)
                 return (result, seen.applied, nil)
             }
+            let prepared = try journal.prepare(changes)
             let lsn = try tables.withLock { tables in
                 // A failed write undid what this step read: its changes would stand on nothing.
                 guard log.withLock({ $0.generation }) == seen.generation else {
@@ -70,7 +80,7 @@ final class MemoryStore: StateStore {
                 var undo = StoreChanges()
                 for ref in changes.writes.keys { undo.writes[ref] = .some(tables.entry(ref)) }
                 tables.apply(changes)
-                return log.withLock { $0.append(changes, undo: undo) }
+                return log.withLock { $0.append(prepared, undo: undo) }
             }
             return (result, lsn, changes)
         }

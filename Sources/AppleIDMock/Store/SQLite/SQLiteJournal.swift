@@ -174,6 +174,28 @@ final class SQLiteJournal: StoreJournal, Service {
         }
     }
 
+    /// A value as the file stores it: JSON text, encoded by the step that wrote it (`prepare`).
+    struct EncodedValue: Sendable {
+        var text: String
+    }
+
+    /// Each written value encoded as the file stores it, by the step itself (see `StoreJournal`).
+    func prepare(_ changes: StoreChanges) throws -> StoreChanges {
+        var prepared = changes
+        for (ref, entry) in changes.writes {
+            guard var entry else { continue }
+            entry.value = EncodedValue(text: try Self.encode(entry.value, in: ref.space))
+            prepared.writes[ref] = entry
+        }
+        return prepared
+    }
+
+    /// `value`, of the space named `space`, as JSON text.
+    private static func encode(_ value: any Sendable, in space: String) throws -> String {
+        guard let coding = Spaces.registeredSpace(named: space) else { throw UnknownSpace(name: space) }
+        return String(decoding: try coding.encode(value), as: UTF8.self)
+    }
+
     /// One statement deleting `refs`.
     private static func deletion(of refs: ArraySlice<EntryRef>) -> (sql: String, binds: [SQLiteData]) {
         let rows = repeatElement("(?, ?)", count: refs.count).joined(separator: ", ")
@@ -192,8 +214,7 @@ final class SQLiteJournal: StoreJournal, Service {
         var binds: [SQLiteData] = []
         binds.reserveCapacity(entries.count * 7)
         for (ref, entry) in entries {
-            guard let coding = Spaces.registeredSpace(named: ref.space) else { throw UnknownSpace(name: ref.space) }
-            let text = String(decoding: try coding.encode(entry.value), as: UTF8.self)
+            let text = try (entry.value as? EncodedValue)?.text ?? encode(entry.value, in: ref.space)
             binds += [
                 .text(ref.space), .text(ref.key), .text(text), time(entry.index.expiresAt), time(entry.index.dueAt),
                 entry.index.group.map { .text($0) } ?? .null, .integer(Int(entry.seq)),

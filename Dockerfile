@@ -12,6 +12,8 @@
 
 # --- build ------------------------------------------------------------------------------------
 FROM swift:6.3-bookworm AS build
+# Every RUN below fails when any command of a pipe fails.
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 WORKDIR /build
 
 # OpenSSL's headers and libcrypto: RS256 signatures go through the system's OpenSSL (COpenSSL).
@@ -36,14 +38,15 @@ RUN --mount=type=cache,id=apple-id-mock-build,target=/build/.build \
 # package the toolchain's ICU archive defines as `icudtNN_dat`; Sources/CICUData defines that
 # symbol with the subset, so the linker never takes the full package.
 COPY scripts/container/icu-data-subset.swift ./scripts/container/
-RUN mkdir /icu && cd /icu \
-    && ICU_ARCHIVE="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/lib/swift_static/linux/lib_FoundationICU.a" \
+WORKDIR /icu
+RUN ICU_ARCHIVE="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/lib/swift_static/linux/lib_FoundationICU.a" \
     && ar x "$ICU_ARCHIVE" icu_packaged_data.cpp.o \
     && nm icu_packaged_data.cpp.o | awk '$3 ~ /^icudt[0-9]+_dat$/ { print $3 }' >symbol \
     && test -s symbol \
     && objcopy -O binary --only-section=.rodata icu_packaged_data.cpp.o full.dat \
     && swift /build/scripts/container/icu-data-subset.swift full.dat subset.dat \
     && rm full.dat icu_packaged_data.cpp.o
+WORKDIR /build
 
 # Tests/ is copied because the manifest declares test targets whose folders must exist.
 COPY Sources ./Sources

@@ -10,9 +10,12 @@ import Synchronization
     import Foundation
 #endif
 
-/// The state in PostgreSQL, shared by any number of replicas. Each step is a `SERIALIZABLE`
-/// transaction, run again when it conflicts with another replica's, so a code is redeemed exactly
-/// once however many replicas race for it. A step that cannot reach the database within a few
+/// The state in PostgreSQL, shared by any number of replicas. A step runs optimistically: its reads
+/// share statements with concurrent steps' (`PostgresBatches`), and its writes are committed in one
+/// call with other steps', each only if nothing it read changed meanwhile, else it runs again. Every
+/// write, the commit function's and that of a step that lists, prunes or clears (run in a
+/// transaction of its own), holds one advisory lock: the steps of all replicas are serializable, so
+/// a code is redeemed exactly once however many replicas race for it. A step that cannot reach the database within a few
 /// seconds fails with `StoreUnavailable`; after that, steps fail at once (no request waits) while a
 /// probe connects twice a second, and when the database answers again a fresh pool takes over.
 final class PostgresStore: StateStore, Service {
@@ -33,6 +36,10 @@ final class PostgresStore: StateStore, Service {
     private let startupLock = AsyncLock()
     /// Woken by `StoreWatchService`, which reads `changeMarks` while anyone waits.
     let watch = StoreWatch()
+    /// The statements concurrent steps share (run by `run`).
+    private let batches: PostgresBatches
+    /// How many times a step runs optimistically before it takes the write lock for itself.
+    private static let optimisticAttempts = 8
 
     private init(
         configuration: PostgresClient.Configuration, probeConfiguration: PostgresConnection.Configuration,
@@ -40,6 +47,7 @@ final class PostgresStore: StateStore, Service {
     ) {
         self.configuration = configuration
         self.stepTimeout = stepTimeout
+        self.batches = PostgresBatches(timeout: stepTimeout)
         self.probeConfiguration = probeConfiguration
         self.pool = Mutex(PostgresClient(configuration: configuration, backgroundLogger: logger))
         self.startupConnection = Mutex(startupConnection)
@@ -75,6 +83,9 @@ final class PostgresStore: StateStore, Service {
             database: location.database, tls: .disable)
         clientConfiguration.options.connectTimeout = .seconds(3)
         clientConfiguration.options.maximumConnections = 40
+        // The commit function runs as a statement of its own: at READ COMMITTED whatever the
+        // database's default, it cannot fail at commit (see `PostgresBatches.commit`).
+        clientConfiguration.options.additionalStartupParameters = [("default_transaction_isolation", "read committed")]
         return PostgresStore(
             configuration: clientConfiguration, probeConfiguration: configuration, startupConnection: connection,
             description: description, stepTimeout: stepTimeout, logger: logger)
@@ -82,27 +93,38 @@ final class PostgresStore: StateStore, Service {
 
     private var client: PostgresClient { pool.withLock { $0 } }
 
-    /// Runs the connection pool until the server shuts down, and closes the start-up connection.
-    /// After an outage, as soon as a probe connects again, a fresh pool replaces the old one.
+    /// Runs the connection pool and the shared statements' loops until the server shuts down, and
+    /// closes the start-up connection. After an outage, as soon as a probe connects again, a fresh
+    /// pool replaces the old one.
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let current = self.client
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await current.run() }
-                    // The pool runs now: steps leave the start-up connection for it.
-                    let startup = await self.startupLock.withLock { self.startupConnection.withLock { $0.take() } }
-                    try? await startup?.close()
-                    await self.waitForRecovery()
-                    group.cancelAll()
-                }
-                guard !Task.isCancelled else { return }
-                self.pool.withLock {
-                    $0 = PostgresClient(configuration: self.configuration, backgroundLogger: self.logger)
-                }
-                self.outage.withLock { $0 = nil }
-                self.logger.notice("PostgreSQL answers again", metadata: ["idp.store": .string(self.description)])
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.batches.run(client: { self.client }, logger: self.logger) }
+                group.addTask { await self.runPools() }
+                await group.next()
+                group.cancelAll()
             }
+        }
+    }
+
+    /// Runs the pool in use, and the next one after an outage, until cancelled.
+    private func runPools() async {
+        while !Task.isCancelled {
+            let current = self.client
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await current.run() }
+                // The pool runs now: steps leave the start-up connection for it.
+                let startup = await self.startupLock.withLock { self.startupConnection.withLock { $0.take() } }
+                try? await startup?.close()
+                await self.waitForRecovery()
+                group.cancelAll()
+            }
+            guard !Task.isCancelled else { return }
+            self.pool.withLock {
+                $0 = PostgresClient(configuration: self.configuration, backgroundLogger: self.logger)
+            }
+            self.outage.withLock { $0 = nil }
+            self.logger.notice("PostgreSQL answers again", metadata: ["idp.store": .string(self.description)])
         }
     }
 
@@ -150,19 +172,37 @@ final class PostgresStore: StateStore, Service {
         }
     }
 
+    /// How many statements concurrent steps shared so far (reads and commits).
+    var sharedStatements: Int { batches.statements.load(ordering: .relaxed) }
+
+    /// Whether steps share statements now (the loops run and the pool took over).
+    var batching: Bool {
+        batches.running.load(ordering: .sequentiallyConsistent) && startupConnection.withLock { $0 == nil }
+    }
+
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
         async throws
         -> Result
     {
         // The deadline is each attempt's: PostgreSQL that answers with conflicts (many testers'
         // namespaces at once) is not an outage, and the step is run again until it commits.
+        if batching {
+            attempts: for _ in 0..<Self.optimisticAttempts {
+                // The shared statements keep the deadline themselves (no timer per step).
+                switch try await withDeadline(timed: false, { try await self.runOptimistic(body) }) {
+                case .committed(let result): return result
+                case .conflict: continue
+                case .needsWriteLock: break attempts
+                }
+            }
+        }
         var attempt = 0
         while true {
             attempt += 1
             let last = attempt >= 50
-            let outcome = try await withDeadline { () -> SerializableAttempt<Result> in
+            let outcome = try await withDeadline { () -> StepAttempt<Result> in
                 do {
-                    return .committed(try await self.runSerializable(body))
+                    return .committed(try await self.runLocked(body))
                 } catch  where PostgresErrorText.isConflict(error) && !last {
                     return .conflict
                 }
@@ -175,14 +215,58 @@ final class PostgresStore: StateStore, Service {
         }
     }
 
-    private func runSerializable<Result: Sendable>(
+    /// Runs `body` once optimistically (see `OptimisticTransaction`) and commits what it wrote with
+    /// other steps'. A refusal the step throws stands only if what it read is still current.
+    private func runOptimistic<Result: Sendable>(
+        _ body: @escaping @Sendable (any StateTransaction) async throws -> Result
+    ) async throws -> StepAttempt<Result> {
+        let transaction = OptimisticTransaction(
+            batches: batches, lister: PostgresLister(client: { self.client }, timeout: stepTimeout, logger: logger))
+        let result: Result
+        do {
+            result = try await body(transaction)
+        } catch is NeedsWriteLock {
+            return .needsWriteLock
+        } catch  where error is StoreUnavailable || error is CancellationError || error is PSQLError {
+            throw error
+        } catch {
+            if transaction.listed > 0 { return .needsWriteLock }
+            let read = PostgresBatches.Step(reads: transaction.step.reads, writes: [])
+            guard try await commit(read, of: transaction) else { return .conflict }
+            throw error
+        }
+        // A step whose one read was a list needs no check; a list and anything else needs the lock.
+        if transaction.listed > 0 {
+            let step = transaction.step
+            return step.reads.isEmpty && step.writes.isEmpty ? .committed(result) : .needsWriteLock
+        }
+        guard try await commit(transaction.step, of: transaction) else { return .conflict }
+        return .committed(result)
+    }
+
+    /// Commits `step` (a check of what `transaction` read, with or without its writes); whether it
+    /// was written. A step that read one entry, not from the cache, and writes nothing needs no check.
+    private func commit(_ step: PostgresBatches.Step, of transaction: OptimisticTransaction) async throws -> Bool {
+        let cached = transaction.cachedControls
+        if step.writes.isEmpty, step.reads.count <= 1, cached.isEmpty { return true }
+        guard try await batches.commits.submit(step) else {
+            for space in cached { batches.controls.forget(space) }
+            return false
+        }
+        return true
+    }
+
+    /// Runs `body` in a transaction of its own that holds the write lock from its first statement.
+    private func runLocked<Result: Sendable>(
         _ body: @escaping @Sendable (any StateTransaction) async throws -> Result
     )
         async throws -> Result
     {
         try await withConnection { connection in
-            try await connection.query("BEGIN ISOLATION LEVEL SERIALIZABLE", logger: self.logger)
+            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
             do {
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLockKey))", logger: self.logger)
                 let result = try await body(PostgresTransaction(connection: connection, logger: self.logger))
                 try await connection.query("COMMIT", logger: self.logger)
                 return result
@@ -195,7 +279,19 @@ final class PostgresStore: StateStore, Service {
 
     func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
     {
-        try await withDeadline {
+        if batching {
+            return try await withDeadline(timed: false) {
+                let stored = try await self.batches.reads.submit(
+                    PostgresBatches.Read(space: space, key: ControlState.key, knownRevision: known))
+                guard stored.version != .absent else { throw StoreUnavailable(cause: "the control record is missing") }
+                let value = try stored.text.map {
+                    try StoreCoding.decoder.decode(ControlState.self, from: Data($0.utf8))
+                }
+                if let value { self.batches.controls.keep(value, at: stored.version, in: space) }
+                return (stored.version.rev, value)
+            }
+        }
+        return try await withDeadline {
             try await self.withConnection { connection in
                 let rows = try await connection.query(
                     """
@@ -256,8 +352,10 @@ final class PostgresStore: StateStore, Service {
         try await withDeadline {
             try await self.withConnection { connection in
                 // READ COMMITTED with SKIP LOCKED: replicas take disjoint rows without conflicts.
-                try await connection.query("BEGIN", logger: self.logger)
+                try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
                 do {
+                    try await connection.query(
+                        "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLockKey))", logger: self.logger)
                     let rows = try await connection.query(
                         """
                         SELECT space, key, value FROM apple_id_mock_entries
@@ -293,23 +391,36 @@ final class PostgresStore: StateStore, Service {
     func sweep(expiredBefore now: Date) async throws -> Int {
         try await withDeadline {
             try await self.withConnection { connection in
-                let rows = try await connection.query(
-                    """
-                    WITH swept AS (DELETE FROM apple_id_mock_entries WHERE expires_at < \(now.timeIntervalSince1970)
-                    RETURNING 1) SELECT count(*) FROM swept
-                    """, logger: self.logger)
-                for try await count in rows.decode(Int64.self) { return Int(count) }
-                return 0
+                try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
+                do {
+                    try await connection.query(
+                        "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLockKey))", logger: self.logger)
+                    let rows = try await connection.query(
+                        """
+                        WITH swept AS (DELETE FROM apple_id_mock_entries WHERE expires_at < \(now.timeIntervalSince1970)
+                        RETURNING 1) SELECT count(*) FROM swept
+                        """, logger: self.logger)
+                    var swept = 0
+                    for try await count in rows.decode(Int64.self) { swept = Int(count) }
+                    try await connection.query("COMMIT", logger: self.logger)
+                    return swept
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                    throw error
+                }
             }
         }
     }
 
     /// Runs `body`, failing with `StoreUnavailable` when the database does not answer in time or at
-    /// all (a server error from a reachable database is reported as it is).
-    private func withDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// all (a server error from a reachable database is reported as it is). `timed: false` for work
+    /// that keeps its own deadline (the shared statements').
+    private func withDeadline<T: Sendable>(timed: Bool = true, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
         if let cause = outage.withLock({ $0 }) { throw StoreUnavailable(cause: cause) }
         do {
-            return try await withDeadlineUnchecked(body)
+            return timed ? try await withDeadlineUnchecked(body) : try await Self.translatingFailures(body)
         } catch let failure as StoreUnavailable where failure.isOutage {
             let wasUp = outage.withLock { current in
                 defer { current = failure.cause }
@@ -327,18 +438,15 @@ final class PostgresStore: StateStore, Service {
     private func withDeadlineUnchecked<T: Sendable>(
         seconds: Int? = nil, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        let timeout = seconds.map { Duration.seconds($0) } ?? stepTimeout
+        try await Self.translatingFailures {
+            try await PostgresLister.racing(seconds.map { Duration.seconds($0) } ?? self.stepTimeout, body)
+        }
+    }
+
+    /// Runs `body`, telling an unreachable database (an outage) from a statement it refused.
+    private static func translatingFailures<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw StoreUnavailable(cause: "PostgreSQL did not answer within \(timeout)", isOutage: true)
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw CancellationError() }
-                return first
-            }
+            return try await body()
         } catch let error as StoreUnavailable {
             throw error
         } catch let error as PSQLError where !PostgresErrorText.isServerError(error) {
@@ -352,9 +460,10 @@ final class PostgresStore: StateStore, Service {
     }
 }
 
-/// One attempt of a serializable step: committed with its result, or refused by a conflict with
-/// another step (run it again).
-private enum SerializableAttempt<Result: Sendable>: Sendable {
+/// One attempt of a step: committed with its result, refused by a conflict with another step (run
+/// it again), or in need of the write lock (run it again, holding it).
+private enum StepAttempt<Result: Sendable>: Sendable {
     case committed(Result)
     case conflict
+    case needsWriteLock
 }

@@ -1,0 +1,175 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One step on PostgreSQL run optimistically: its reads share statements with other steps' (each
+/// remembers the version it saw), its writes wait in the step, and the commit writes them only if
+/// nothing it read changed meanwhile (else the store runs the step again). A step that lists,
+/// prunes or clears refuses here with `NeedsWriteLock`, and runs under the store's write lock.
+final class OptimisticTransaction: StateTransaction, Sendable {
+    /// What the step read and wrote so far.
+    private struct State {
+        /// The first version seen of each entry read (by space, then key).
+        var checks: [EntryAddress: EntryVersion] = [:]
+        var checkOrder: [EntryAddress] = []
+        var writes: [PostgresBatches.Write] = []
+        /// What the step wrote, for its own reads (`nil` text: deleted).
+        var written: [EntryAddress: String?] = [:]
+        /// Control spaces whose record came from the cache.
+        var cachedControls: [String] = []
+        /// How many lists the step read.
+        var lists = 0
+    }
+
+    private let batches: PostgresBatches
+    /// Reads a list on a connection of its own.
+    private let lister: PostgresLister
+    private let state = Mutex(State())
+
+    init(batches: PostgresBatches, lister: PostgresLister) {
+        self.batches = batches
+        self.lister = lister
+    }
+
+    /// What the commit checks and writes.
+    var step: PostgresBatches.Step {
+        state.withLock { state in
+            PostgresBatches.Step(
+                reads: state.checkOrder.map {
+                    PostgresBatches.Check(space: $0.space, key: $0.key, version: state.checks[$0] ?? .absent)
+                },
+                writes: state.writes)
+        }
+    }
+
+    /// The control spaces the step read from the cache (forgotten when its commit is refused).
+    var cachedControls: [String] { state.withLock { $0.cachedControls } }
+
+    func get<Value>(_ space: StoreSpace<Value>, _ key: String) async throws -> Value? {
+        // PostgreSQL text cannot hold NUL, so no stored key has one (a forged code or token may).
+        guard !key.contains("\u{0}") else { return nil }
+        let address = EntryAddress(space: space.name, key: key)
+        if let written = state.withLock({ $0.written[address] }) {
+            return try written.map { try StoreCoding.decoder.decode(Value.self, from: Data($0.utf8)) }
+        }
+        if key == ControlState.key, ControlCache.holdsControl(space.name),
+            let cached = batches.controls.entry(space.name), let value = cached.value as? Value
+        {
+            remember(address, cached.version, fromCache: true)
+            return value
+        }
+        let stored = try await batches.reads.submit(PostgresBatches.Read(space: space.name, key: key))
+        remember(address, stored.version, fromCache: false)
+        guard let text = stored.text else { return nil }
+        let value = try StoreCoding.decoder.decode(Value.self, from: Data(text.utf8))
+        if let control = value as? ControlState, key == ControlState.key, ControlCache.holdsControl(space.name) {
+            batches.controls.keep(control, at: stored.version, in: space.name)
+        }
+        return value
+    }
+
+    /// Notes the version first seen of `address` (a later read of it sees the same, or the commit fails).
+    private func remember(_ address: EntryAddress, _ version: EntryVersion, fromCache: Bool) {
+        state.withLock { state in
+            guard state.checks[address] == nil else { return }
+            state.checks[address] = version
+            state.checkOrder.append(address)
+            if fromCache { state.cachedControls.append(address.space) }
+        }
+    }
+
+    func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value, index: EntryIndex) async throws {
+        try Spaces.require(space.name)
+        guard !key.contains("\u{0}") else {
+            throw StoreUnavailable(cause: "PostgreSQL cannot store a key that holds NUL")
+        }
+        let text = String(decoding: try StoreCoding.encoder.encode(value), as: UTF8.self)
+        let address = EntryAddress(space: space.name, key: key)
+        state.withLock { state in
+            state.writes.append(PostgresBatches.Write(space: space.name, key: key, text: text, index: index))
+            state.written[address] = .some(text)
+        }
+    }
+
+    func putAll<Value>(_ space: StoreSpace<Value>, _ entries: [(key: String, value: Value)]) async throws {
+        for entry in entries { try await put(space, entry.key, entry.value, index: EntryIndex()) }
+    }
+
+    func delete<Value>(_ space: StoreSpace<Value>, _ key: String) async throws {
+        guard !key.contains("\u{0}") else { return }
+        let address = EntryAddress(space: space.name, key: key)
+        state.withLock { state in
+            state.writes.append(PostgresBatches.Write(space: space.name, key: key, text: nil, index: EntryIndex()))
+            state.written[address] = .some(nil)
+        }
+    }
+
+    /// A list cannot be checked at commit (an entry may be added to its range meanwhile), but one
+    /// statement reads a consistent state: a step whose only read is one list needs no lock. The
+    /// store runs any other step that lists again under the write lock (see `listed`).
+    func list<Value>(_ space: StoreSpace<Value>, prefix: String) async throws -> [(key: String, value: Value)] {
+        let already = state.withLock { state in
+            defer { state.lists += 1 }
+            return state.lists > 0 || !state.checkOrder.isEmpty || !state.writes.isEmpty
+        }
+        if already { throw NeedsWriteLock() }
+        return try await lister.list(space, prefix: prefix)
+    }
+
+    /// How many lists the step read.
+    var listed: Int { state.withLock { $0.lists } }
+
+    func deleteGroup(_ group: String, in spaces: [String]) async throws { throw NeedsWriteLock() }
+
+    func clear(_ spaces: [String]) async throws { throw NeedsWriteLock() }
+
+    func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws { throw NeedsWriteLock() }
+}
+
+/// Reads a list outside any transaction, on a pooled connection, within the step's deadline (for
+/// `OptimisticTransaction`).
+struct PostgresLister: Sendable {
+    let client: @Sendable () -> PostgresClient
+    let timeout: Duration
+    let logger: Logger
+
+    func list<Value>(_ space: StoreSpace<Value>, prefix: String) async throws -> [(key: String, value: Value)] {
+        try await Self.racing(timeout) {
+            try await client().withConnection { connection in
+                try await PostgresTransaction(connection: connection, logger: logger).list(space, prefix: prefix)
+            }
+        }
+    }
+
+    /// Runs `body`, failing as an outage if it has not answered after `timeout`.
+    static func racing<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw StoreUnavailable(cause: "PostgreSQL did not answer within \(timeout)", isOutage: true)
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+}
+
+/// An entry's place: its space's stored name and its key.
+struct EntryAddress: Hashable, Sendable {
+    var space: String
+    var key: String
+}
+
+/// A step asked for what an optimistic step cannot check (a list, a prune, a clear): the store
+/// runs it again under its write lock.
+struct NeedsWriteLock: Error {}

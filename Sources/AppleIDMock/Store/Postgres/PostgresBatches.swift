@@ -1,0 +1,264 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The statements that concurrent steps share on PostgreSQL: reads of single entries (each with
+/// its row version), and the commits of optimistic steps, each batch in one round trip. The store's
+/// service runs the loops; a step uses them only while they run.
+final class PostgresBatches: Sendable {
+    /// One entry to read; `knownRevision`: leave its value out if its revision is still this one.
+    struct Read: Sendable {
+        var space: String
+        var key: String
+        var knownRevision: Int64?
+    }
+
+    /// An entry as read: its version, and its value (`nil`: absent, or unchanged from the revision known).
+    struct Stored: Sendable {
+        var version: EntryVersion
+        var text: String?
+    }
+
+    /// What an optimistic step read (to be checked) and what it writes, in order.
+    struct Step: Sendable {
+        var reads: [Check]
+        var writes: [Write]
+    }
+
+    /// An entry a step read, at the version it saw.
+    struct Check: Sendable {
+        var space: String
+        var key: String
+        var version: EntryVersion
+    }
+
+    /// An entry a step writes (`text` is the encoded value) or deletes (`text` is `nil`).
+    struct Write: Sendable {
+        var space: String
+        var key: String
+        var text: String?
+        var index: EntryIndex
+    }
+
+    /// Reads of steps under way, many to one statement.
+    let reads: BatchQueue<Read, Stored>
+    /// Commits of steps, many to one call of the commit function: each step's reads are checked,
+    /// in order, under the store's write lock, and its writes made only if none changed. The
+    /// answer: whether the step was written (`false`: run it again).
+    let commits: BatchQueue<Step, Bool>
+    /// How many read statements may be under way at once (each on its own connection).
+    private static let readWorkers = 2
+    /// How many commit calls may be under way at once (they take the write lock in turn; another
+    /// batch travels meanwhile).
+    private static let commitWorkers = 1
+    /// Whether the loops run (steps use them only then).
+    let running = Atomic<Bool>(false)
+    /// How many statements the loops sent (for tests and metrics).
+    let statements = Atomic<Int>(0)
+    /// The newest control record seen per space (its version and value): a step reads it without a
+    /// round trip, and the commit's check catches a stale one.
+    let controls = ControlCache()
+
+    /// Batches whose callers wait at most `timeout` for an answer (then fail as an outage).
+    init(timeout: Duration) {
+        let cause = "PostgreSQL did not answer within \(timeout)"
+        reads = BatchQueue(limit: 1000, timeout: timeout, timeoutCause: cause)
+        commits = BatchQueue(limit: 500, timeout: timeout, timeoutCause: cause)
+    }
+
+    /// Runs the loops until the task is cancelled, each batch on a connection of `client()` (the
+    /// pool in use: it changes after an outage).
+    func run(client: @escaping @Sendable () -> PostgresClient, logger: Logger) async {
+        running.store(true, ordering: .sequentiallyConsistent)
+        defer { running.store(false, ordering: .sequentiallyConsistent) }
+        let closing = "the server is shutting down"
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await self.reads.run(workers: Self.readWorkers, closing: closing) { batch in
+                    self.statements.add(1, ordering: .relaxed)
+                    return try await client().withConnection { try await Self.read(batch, on: $0, logger: logger) }
+                }
+            }
+            group.addTask {
+                await self.commits.run(workers: Self.commitWorkers, closing: closing) { batch in
+                    self.statements.add(1, ordering: .relaxed)
+                    return try await client().withConnection { try await Self.commit(batch, on: $0, logger: logger) }
+                }
+            }
+        }
+    }
+
+    /// Reads every entry of `batch` in one statement.
+    private static func read(_ batch: [Read], on connection: PostgresConnection, logger: Logger) async throws
+        -> [Result<Stored, any Error>]
+    {
+        let statement = ReadEntries(
+            spaces: batch.map(\.space), keys: batch.map(\.key), known: batch.map { $0.knownRevision ?? -1 })
+        let rows = try await connection.execute(statement, logger: logger)
+        var answers = [Result<Stored, any Error>](repeating: .success(Stored(version: .absent)), count: batch.count)
+        for try await (position, seq, rev, text) in rows {
+            guard let seq, let rev, position >= 1, position <= batch.count else { continue }
+            answers[Int(position) - 1] = .success(Stored(version: EntryVersion(seq: seq, rev: rev), text: text))
+        }
+        return answers
+    }
+
+    /// Commits `batch` in one call of the commit function (one implicit transaction at READ
+    /// COMMITTED, set for every pooled connection).
+    private static func commit(_ batch: [Step], on connection: PostgresConnection, logger: Logger) async throws
+        -> [Result<Bool, any Error>]
+    {
+        var readStep: [Int32] = []
+        var readSpace: [String] = []
+        var readKey: [String] = []
+        var readSeq: [Int64] = []
+        var readRev: [Int64] = []
+        var writeStep: [Int32] = []
+        var writePut: [Bool] = []
+        var writeSpace: [String] = []
+        var writeKey: [String] = []
+        var writeValue: [String] = []
+        var writeExpires: [Double] = []
+        var writeDue: [Double] = []
+        var writeHasGroup: [Bool] = []
+        var writeGroup: [String] = []
+        for (position, step) in batch.enumerated() {
+            for check in step.reads {
+                readStep.append(Int32(position))
+                readSpace.append(check.space)
+                readKey.append(check.key)
+                readSeq.append(check.version.seq)
+                readRev.append(check.version.rev)
+            }
+            for write in step.writes {
+                writeStep.append(Int32(position))
+                writePut.append(write.text != nil)
+                writeSpace.append(write.space)
+                writeKey.append(write.key)
+                writeValue.append(write.text ?? "")
+                writeExpires.append(write.index.expiresAt?.timeIntervalSince1970 ?? .nan)
+                writeDue.append(write.index.dueAt?.timeIntervalSince1970 ?? .nan)
+                writeHasGroup.append(write.index.group != nil)
+                writeGroup.append(write.index.group ?? "")
+            }
+        }
+        let statement = CommitSteps(
+            steps: Int32(batch.count), readStep: readStep, readSpace: readSpace, readKey: readKey, readSeq: readSeq,
+            readRev: readRev, writeStep: writeStep, writePut: writePut, writeSpace: writeSpace, writeKey: writeKey,
+            writeValue: writeValue, writeExpires: writeExpires, writeDue: writeDue, writeHasGroup: writeHasGroup,
+            writeGroup: writeGroup)
+        let rows = try await connection.execute(statement, logger: logger)
+        var refused: Set<Int32> = []
+        for try await steps in rows { refused.formUnion(steps) }
+        return (0..<batch.count).map { .success(!refused.contains(Int32($0))) }
+    }
+}
+
+/// An entry's version on PostgreSQL: the row's sequence number (new on every insert) and its
+/// revision (moved by every update). Absent is `(0, 0)`.
+struct EntryVersion: Sendable, Hashable {
+    var seq: Int64
+    var rev: Int64
+
+    static let absent = EntryVersion(seq: 0, rev: 0)
+}
+
+/// The newest control record seen per space, decoded, with its version (bounded: cleared when full).
+final class ControlCache: Sendable {
+    /// A record and the version it was read at.
+    struct Entry: Sendable {
+        var version: EntryVersion
+        var value: ControlState
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    private static let limit = 4096
+
+    /// Whether `space` holds control records (the default namespace's or a namespace's copy).
+    static func holdsControl(_ space: String) -> Bool {
+        space == Spaces.control.name || space.hasSuffix("/" + Spaces.control.name)
+    }
+
+    func entry(_ space: String) -> Entry? { entries.withLock { $0[space] } }
+
+    func keep(_ value: ControlState, at version: EntryVersion, in space: String) {
+        entries.withLock { entries in
+            if entries.count >= Self.limit, entries[space] == nil { entries.removeAll() }
+            entries[space] = Entry(version: version, value: value)
+        }
+    }
+
+    func forget(_ space: String) { _ = entries.withLock { $0.removeValue(forKey: space) } }
+}
+
+/// The batch read as a prepared statement (parsed and planned once per connection): each entry's
+/// position in the batch, its version, and its value unless its revision is the one known.
+private struct ReadEntries: PostgresPreparedStatement {
+    static let name = "apple_id_mock_read_entries"
+    static let sql = """
+        SELECT wanted.position, entry.seq, entry.rev,
+            CASE WHEN entry.rev = wanted.known THEN NULL ELSE entry.value END
+        FROM unnest($1::text[], $2::text[], $3::int8[]) WITH ORDINALITY AS wanted(space, key, known, position)
+        LEFT JOIN apple_id_mock_entries entry ON entry.space = wanted.space AND entry.key = wanted.key
+        """
+    typealias Row = (Int64, Int64?, Int64?, String?)
+
+    var spaces: [String]
+    var keys: [String]
+    var known: [Int64]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(spaces)
+        bindings.append(keys)
+        bindings.append(known)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// The batch commit as a prepared statement: one call of `apple_id_mock_commit_steps` (see
+/// `PostgresSchema`), answering the positions of the steps it refused.
+private struct CommitSteps: PostgresPreparedStatement {
+    static let name = "apple_id_mock_commit_steps"
+    static let sql = """
+        SELECT apple_id_mock_commit_steps($1::int4, $2::int4[], $3::text[], $4::text[], $5::int8[], $6::int8[],
+            $7::int4[], $8::bool[], $9::text[], $10::text[], $11::text[], $12::float8[], $13::float8[], $14::bool[],
+            $15::text[])
+        """
+    typealias Row = [Int32]
+
+    var steps: Int32
+    var readStep: [Int32], readSpace: [String], readKey: [String], readSeq: [Int64], readRev: [Int64]
+    var writeStep: [Int32], writePut: [Bool], writeSpace: [String], writeKey: [String], writeValue: [String]
+    var writeExpires: [Double], writeDue: [Double], writeHasGroup: [Bool], writeGroup: [String]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 15)
+        bindings.append(steps)
+        bindings.append(readStep)
+        bindings.append(readSpace)
+        bindings.append(readKey)
+        bindings.append(readSeq)
+        bindings.append(readRev)
+        bindings.append(writeStep)
+        bindings.append(writePut)
+        bindings.append(writeSpace)
+        bindings.append(writeKey)
+        bindings.append(writeValue)
+        bindings.append(writeExpires)
+        bindings.append(writeDue)
+        bindings.append(writeHasGroup)
+        bindings.append(writeGroup)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}

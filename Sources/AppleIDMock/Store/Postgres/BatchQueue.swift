@@ -88,11 +88,19 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
         workers: Int, closing: String,
         _ perform: @escaping @Sendable ([Request]) async throws -> [Result<Response, any Error>]
     ) async {
-        state.withLock { $0.closed = nil }
+        open()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers { group.addTask { await self.work(perform) } }
             group.addTask { await self.watch() }
         }
+        close(closing)
+    }
+
+    /// Accepts requests (again).
+    func open() { state.withLock { $0.closed = nil } }
+
+    /// Refuses what waits and what comes, with `closing` (once every worker stopped).
+    func close(_ closing: String) {
         let stranded = state.withLock { state in
             state.closed = closing
             defer {
@@ -104,8 +112,9 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
         for caller in stranded { caller.continuation.resume(throwing: StoreUnavailable(cause: closing)) }
     }
 
-    /// Four times a second, answers the callers that waited longer than `timeout` with an outage.
-    private func watch() async {
+    /// Four times a second, answers the callers that waited longer than `timeout` with an outage
+    /// (until the task is cancelled).
+    func watch() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
             let now = ContinuousClock.now
@@ -128,9 +137,14 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
         }
     }
 
-    /// One worker: takes what waits, answers it, and waits for more when nothing does.
-    private func work(_ perform: @Sendable ([Request]) async throws -> [Result<Response, any Error>]) async {
-        while !Task.isCancelled {
+    /// One worker: takes what waits, answers it, and waits for more when nothing does, until the task
+    /// is cancelled. It also returns, taking nothing, once `isUsable` says no (its connection
+    /// closed), and once a batch failed with an error `ends` (the batch is answered with it).
+    func work(
+        isUsable: @Sendable () -> Bool = { true }, ends: @Sendable (any Error) -> Bool = { _ in false },
+        _ perform: @Sendable ([Request]) async throws -> [Result<Response, any Error>]
+    ) async {
+        while !Task.isCancelled, isUsable() {
             let batch = state.withLock { state -> [(id: UInt64, request: Request)] in
                 let count = min(state.waiting.count, limit)
                 guard count > 0 else { return [] }
@@ -144,10 +158,12 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
                 continue
             }
             var answers: [Result<Response, any Error>]
+            var ended = false
             do {
                 answers = try await perform(batch.map(\.request))
             } catch {
                 answers = Array(repeating: .failure(error), count: batch.count)
+                ended = ends(error)
             }
             if answers.count != batch.count {
                 let miscount = StoreUnavailable(cause: "a batch of \(batch.count) got \(answers.count) answers")
@@ -155,6 +171,7 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
             }
             let continuations = state.withLock { state in batch.map { state.taken.removeValue(forKey: $0.id) } }
             for (caller, answer) in zip(continuations, answers) { caller?.continuation.resume(with: answer) }
+            if ended { return }
         }
     }
 

@@ -72,24 +72,59 @@ final class PostgresBatches: Sendable {
         commits = BatchQueue(limit: 500, timeout: timeout, timeoutCause: cause)
     }
 
-    /// Runs the loops until the task is cancelled, each batch on a connection of `client()` (the
-    /// pool in use: it changes after an outage).
+    /// Runs the workers until the task is cancelled. Each holds a connection of `client()` (the pool
+    /// in use: it changes after an outage) and runs on that connection's event loop, so a statement's
+    /// answer reaches its worker without a thread hand-off; a worker whose connection fails takes
+    /// another.
     func run(client: @escaping @Sendable () -> PostgresClient, logger: Logger) async {
+        reads.open()
+        commits.open()
         running.store(true, ordering: .sequentiallyConsistent)
-        defer { running.store(false, ordering: .sequentiallyConsistent) }
-        let closing = "the server is shutting down"
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await self.reads.run(workers: Self.readWorkers, closing: closing) { batch in
-                    self.statements.add(1, ordering: .relaxed)
-                    return try await client().withConnection { try await Self.read(batch, on: $0, logger: logger) }
+            for _ in 0..<Self.readWorkers {
+                group.addTask {
+                    await self.serve(self.reads, client: client) { batch, connection in
+                        try await Self.read(batch, on: connection, logger: logger)
+                    }
                 }
             }
-            group.addTask {
-                await self.commits.run(workers: Self.commitWorkers, closing: closing) { batch in
-                    self.statements.add(1, ordering: .relaxed)
-                    return try await client().withConnection { try await Self.commit(batch, on: $0, logger: logger) }
+            for _ in 0..<Self.commitWorkers {
+                group.addTask {
+                    await self.serve(self.commits, client: client) { batch, connection in
+                        try await Self.commit(batch, on: connection, logger: logger)
+                    }
                 }
+            }
+            group.addTask { await self.reads.watch() }
+            group.addTask { await self.commits.watch() }
+        }
+        running.store(false, ordering: .sequentiallyConsistent)
+        let closing = "the server is shutting down"
+        reads.close(closing)
+        commits.close(closing)
+    }
+
+    /// One worker of `queue`: leases a connection, answers batches on it from its event loop, and
+    /// leases another when it closes or fails; while none can be had, tries again every 100 ms.
+    private func serve<Request: Sendable, Response: Sendable>(
+        _ queue: BatchQueue<Request, Response>, client: @escaping @Sendable () -> PostgresClient,
+        perform: @escaping @Sendable ([Request], PostgresConnection) async throws -> [Result<Response, any Error>]
+    ) async {
+        while !Task.isCancelled {
+            do {
+                try await client().withConnection { connection in
+                    await withTaskExecutorPreference(EventLoopTaskExecutor(loop: connection.eventLoop)) {
+                        await queue.work(
+                            isUsable: { !connection.isClosed },
+                            ends: { error in !((error as? PSQLError).map(PostgresErrorText.isServerError) ?? false) }
+                        ) { batch in
+                            self.statements.add(1, ordering: .relaxed)
+                            return try await perform(batch, connection)
+                        }
+                    }
+                }
+            } catch {
+                try? await Task.sleep(for: .milliseconds(100))
             }
         }
     }

@@ -64,8 +64,9 @@ struct StoreConcurrencyTests {
                 return try await group.reduce(into: [String]()) { $0.append($1) }
             }
             let statements = postgres.sharedStatements - before
-            // One step alone takes three statements (two reads and its commit).
-            #expect(statements < 64, "64 steps took \(statements) statements")
+            // One step alone takes three statements (two reads and its commit): 192 unshared. Workers
+            // that are idle take a request at once, so the bound leaves room for a slow machine.
+            #expect(statements < 128, "64 steps took \(statements) statements")
             #expect(Set(codes).count == 64)
             let stored = try await store.transaction { transaction in
                 var found = 0

@@ -24,12 +24,11 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
         var deadline: ContinuousClock.Instant
     }
 
-    /// The requests waiting, the ones taken by a loop, and the callers cancelled before they queued.
+    /// The requests waiting, the ones taken by a worker, and the idle workers.
     private struct State {
         var nextId: UInt64 = 0
         var waiting: [Waiting] = []
         var taken: [UInt64: Caller] = [:]
-        var cancelledEarly: Set<UInt64> = []
         /// Set once the workers stopped: why requests are refused.
         var closed: String?
         /// Workers waiting for a request.
@@ -60,7 +59,8 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 let caller = Caller(continuation: continuation, deadline: .now + timeout)
                 let (refusal, worker) = state.withLock { state -> ((any Error)?, CheckedContinuation<Void, Never>?) in
-                    if state.cancelledEarly.remove(id) != nil { return (CancellationError(), nil) }
+                    // Checked under the lock: a cancellation before this point finds no request to answer.
+                    if Task.isCancelled { return (CancellationError(), nil) }
                     if let closed = state.closed { return (StoreUnavailable(cause: closed), nil) }
                     state.waiting.append(Waiting(id: id, request: request, caller: caller))
                     return (nil, state.idle.popLast())
@@ -73,9 +73,7 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
                 if let index = state.waiting.firstIndex(where: { $0.id == id }) {
                     return state.waiting.remove(at: index).caller
                 }
-                if let taken = state.taken.removeValue(forKey: id) { return taken }
-                state.cancelledEarly.insert(id)
-                return nil
+                return state.taken.removeValue(forKey: id)
             }
             caller?.continuation.resume(throwing: CancellationError())
         }
@@ -144,6 +142,11 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
         isUsable: @Sendable () -> Bool = { true }, ends: @Sendable (any Error) -> Bool = { _ in false },
         _ perform: @Sendable ([Request]) async throws -> [Result<Response, any Error>]
     ) async {
+        defer {
+            // A worker that leaves may have been the one woken for a request: wake another.
+            let next = state.withLock { state in state.waiting.isEmpty ? nil : state.idle.popLast() }
+            next?.resume()
+        }
         while !Task.isCancelled, isUsable() {
             let batch = state.withLock { state -> [(id: UInt64, request: Request)] in
                 let count = min(state.waiting.count, limit)

@@ -15,8 +15,9 @@ import Synchronization
 final class OptimisticTransaction: StateTransaction, Sendable {
     /// What the step read and wrote so far.
     private struct State {
-        /// The first version seen of each entry read (by space, then key).
-        var checks: [EntryAddress: EntryVersion] = [:]
+        /// The first version seen of each entry read, with its value (`nil`: absent): a step that
+        /// reads an entry again sees the same.
+        var checks: [EntryAddress: Seen] = [:]
         var checkOrder: [EntryAddress] = []
         var writes: [PostgresBatches.Write] = []
         /// What the step wrote, for its own reads (`nil` text: deleted).
@@ -25,6 +26,14 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         var cachedControls: [String] = []
         /// How many lists the step read.
         var lists = 0
+        /// Whether the step asked for a prune, a clear or a group's deletion (it runs under the lock).
+        var needsLock = false
+    }
+
+    /// An entry as the step first read it.
+    struct Seen {
+        var version: EntryVersion
+        var value: (any Sendable)?
     }
 
     private let batches: PostgresBatches
@@ -42,7 +51,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         state.withLock { state in
             PostgresBatches.Step(
                 reads: state.checkOrder.map {
-                    PostgresBatches.Check(space: $0.space, key: $0.key, version: state.checks[$0] ?? .absent)
+                    PostgresBatches.Check(space: $0.space, key: $0.key, version: state.checks[$0]?.version ?? .absent)
                 },
                 writes: state.writes)
         }
@@ -55,19 +64,20 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         // PostgreSQL text cannot hold NUL, so no stored key has one (a forged code or token may).
         guard !key.contains("\u{0}") else { return nil }
         let address = EntryAddress(space: space.name, key: key)
-        if let written = state.withLock({ $0.written[address] }) {
+        let (written, seen) = state.withLock { ($0.written[address], $0.checks[address]) }
+        if let written {
             return try written.map { try StoreCoding.decoder.decode(Value.self, from: Data($0.utf8)) }
         }
+        if let seen { return seen.value as? Value }
         if key == ControlState.key, ControlCache.holdsControl(space.name),
             let cached = batches.controls.entry(space.name), let value = cached.value as? Value
         {
-            remember(address, cached.version, fromCache: true)
+            remember(address, Seen(version: cached.version, value: value), fromCache: true)
             return value
         }
         let stored = try await batches.reads.submit(PostgresBatches.Read(space: space.name, key: key))
-        remember(address, stored.version, fromCache: false)
-        guard let text = stored.text else { return nil }
-        let value = try StoreCoding.decoder.decode(Value.self, from: Data(text.utf8))
+        let value = try stored.text.map { try StoreCoding.decoder.decode(Value.self, from: Data($0.utf8)) }
+        remember(address, Seen(version: stored.version, value: value), fromCache: false)
         if let control = value as? ControlState, key == ControlState.key, ControlCache.holdsControl(space.name) {
             batches.controls.keep(control, at: stored.version, in: space.name)
         }
@@ -75,10 +85,10 @@ final class OptimisticTransaction: StateTransaction, Sendable {
     }
 
     /// Notes the version first seen of `address` (a later read of it sees the same, or the commit fails).
-    private func remember(_ address: EntryAddress, _ version: EntryVersion, fromCache: Bool) {
+    private func remember(_ address: EntryAddress, _ seen: Seen, fromCache: Bool) {
         state.withLock { state in
             guard state.checks[address] == nil else { return }
-            state.checks[address] = version
+            state.checks[address] = seen
             state.checkOrder.append(address)
             if fromCache { state.cachedControls.append(address.space) }
         }
@@ -118,18 +128,33 @@ final class OptimisticTransaction: StateTransaction, Sendable {
             defer { state.lists += 1 }
             return state.lists > 0 || !state.checkOrder.isEmpty || !state.writes.isEmpty
         }
-        if already { throw NeedsWriteLock() }
+        if already { try refuse() }
         return try await lister.list(space, prefix: prefix)
     }
 
     /// How many lists the step read.
     var listed: Int { state.withLock { $0.lists } }
 
-    func deleteGroup(_ group: String, in spaces: [String]) async throws { throw NeedsWriteLock() }
+    /// Whether the step must run under the write lock (it listed besides other reads or writes, or
+    /// asked for a prune, a clear or a group's deletion), whatever it did with the refusal.
+    var needsLock: Bool {
+        state.withLock { state in
+            state.needsLock
+                || (state.lists > 0 && (state.lists > 1 || !state.checkOrder.isEmpty || !state.writes.isEmpty))
+        }
+    }
 
-    func clear(_ spaces: [String]) async throws { throw NeedsWriteLock() }
+    /// Notes that the step needs the write lock, and refuses.
+    private func refuse() throws -> Never {
+        state.withLock { $0.needsLock = true }
+        throw NeedsWriteLock()
+    }
 
-    func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws { throw NeedsWriteLock() }
+    func deleteGroup(_ group: String, in spaces: [String]) async throws { try refuse() }
+
+    func clear(_ spaces: [String]) async throws { try refuse() }
+
+    func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws { try refuse() }
 }
 
 /// Reads a list outside any transaction, on a pooled connection, within the step's deadline (for

@@ -65,8 +65,11 @@ final class PostgresBatches: Sendable {
     /// round trip, and the commit's check catches a stale one.
     let controls = ControlCache()
 
+    private let logger: Logger
+
     /// Batches whose callers wait at most `timeout` for an answer (then fail as an outage).
-    init(timeout: Duration) {
+    init(timeout: Duration, logger: Logger) {
+        self.logger = logger
         let cause = "PostgreSQL did not answer within \(timeout)"
         reads = BatchQueue(limit: 1000, timeout: timeout, timeoutCause: cause)
         commits = BatchQueue(limit: 500, timeout: timeout, timeoutCause: cause)
@@ -113,6 +116,11 @@ final class PostgresBatches: Sendable {
         while !Task.isCancelled {
             do {
                 try await client().withConnection { connection in
+                    // The commit call is a transaction of its own: at READ COMMITTED each statement of
+                    // the function sees what the write lock's last holder committed (the function
+                    // refuses any other level), whatever the database's default.
+                    try await connection.query(
+                        "SET default_transaction_isolation = 'read committed'", logger: self.logger)
                     await withTaskExecutorPreference(EventLoopTaskExecutor(loop: connection.eventLoop)) {
                         await queue.work(
                             isUsable: { !connection.isClosed },
@@ -145,9 +153,29 @@ final class PostgresBatches: Sendable {
     }
 
     /// Commits `batch` in one call of the commit function (one implicit transaction at READ
-    /// COMMITTED, set for every pooled connection).
+    /// COMMITTED, set for the worker's connection). If the database refuses the call (a value it
+    /// cannot store), each step is committed alone, so that only the step at fault fails.
     private static func commit(_ batch: [Step], on connection: PostgresConnection, logger: Logger) async throws
         -> [Result<Bool, any Error>]
+    {
+        do {
+            return try await commitTogether(batch, on: connection, logger: logger)
+        } catch let error as PSQLError where batch.count > 1 && PostgresErrorText.isServerError(error) {
+            var answers: [Result<Bool, any Error>] = []
+            for step in batch {
+                do {
+                    answers += try await commitTogether([step], on: connection, logger: logger)
+                } catch let error as PSQLError where PostgresErrorText.isServerError(error) {
+                    answers.append(.failure(error))
+                }
+            }
+            return answers
+        }
+    }
+
+    /// Commits `batch` in one call of the commit function.
+    private static func commitTogether(_ batch: [Step], on connection: PostgresConnection, logger: Logger)
+        async throws -> [Result<Bool, any Error>]
     {
         var readStep: [Int32] = []
         var readSpace: [String] = []
@@ -222,8 +250,14 @@ final class ControlCache: Sendable {
 
     func entry(_ space: String) -> Entry? { entries.withLock { $0[space] } }
 
+    /// Keeps `value` unless the entry kept is newer (an answer that arrives late is not kept).
     func keep(_ value: ControlState, at version: EntryVersion, in space: String) {
         entries.withLock { entries in
+            if let kept = entries[space]?.version,
+                kept.seq > version.seq || (kept.seq == version.seq && kept.rev >= version.rev)
+            {
+                return
+            }
             if entries.count >= Self.limit, entries[space] == nil { entries.removeAll() }
             entries[space] = Entry(version: version, value: value)
         }

@@ -21,10 +21,10 @@ enum PostgresErrorText {
         (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
-    /// Whether the step should simply run again: a serialization failure, a deadlock, or two
-    /// replicas inserting the same new key at once.
+    /// Whether the step should simply run again: a serialization failure, a deadlock, two
+    /// replicas inserting the same new key at once, or a wait for the write lock that timed out.
     static func isConflict(_ error: any Error) -> Bool {
-        ["40001", "40P01", "23505"].contains(sqlState(error) ?? "")
+        ["40001", "40P01", "23505", "55P03"].contains(sqlState(error) ?? "")
     }
 
     /// Whether the database answered a statement (a server error other than a conflict means a bug

@@ -71,6 +71,11 @@ enum PostgresSchema {
             r_count INT := coalesce(array_length(r_step, 1), 0);
             w_count INT := coalesce(array_length(w_step, 1), 0);
         BEGIN
+            -- Each statement below must see what the lock's last holder committed.
+            IF current_setting('transaction_isolation') <> 'read committed' THEN
+                RAISE EXCEPTION 'apple_id_mock_commit_steps runs at READ COMMITTED only, not %',
+                    current_setting('transaction_isolation');
+            END IF;
             PERFORM pg_advisory_xact_lock(\(writeLockKey));
             FOR step IN 0 .. steps - 1 LOOP
                 ok := TRUE;

@@ -47,7 +47,7 @@ final class PostgresStore: StateStore, Service {
     ) {
         self.configuration = configuration
         self.stepTimeout = stepTimeout
-        self.batches = PostgresBatches(timeout: stepTimeout)
+        self.batches = PostgresBatches(timeout: stepTimeout, logger: logger)
         self.probeConfiguration = probeConfiguration
         self.pool = Mutex(PostgresClient(configuration: configuration, backgroundLogger: logger))
         self.startupConnection = Mutex(startupConnection)
@@ -83,9 +83,6 @@ final class PostgresStore: StateStore, Service {
             database: location.database, tls: .disable)
         clientConfiguration.options.connectTimeout = .seconds(3)
         clientConfiguration.options.maximumConnections = 40
-        // The commit function runs as a statement of its own: at READ COMMITTED whatever the
-        // database's default, it cannot fail at commit (see `PostgresBatches.commit`).
-        clientConfiguration.options.additionalStartupParameters = [("default_transaction_isolation", "read committed")]
         return PostgresStore(
             configuration: clientConfiguration, probeConfiguration: configuration, startupConnection: connection,
             description: description, stepTimeout: stepTimeout, logger: logger)
@@ -97,13 +94,13 @@ final class PostgresStore: StateStore, Service {
     /// closes the start-up connection. After an outage, as soon as a probe connects again, a fresh
     /// pool replaces the old one.
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.batches.run(client: { self.client }, logger: self.logger) }
-                group.addTask { await self.runPools() }
-                await group.next()
-                group.cancelAll()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.runPools() }
+            // The shared statements' workers stop first, so that no commit is cut by the pool's end.
+            await cancelWhenGracefulShutdown {
+                await self.batches.run(client: { self.client }, logger: self.logger)
             }
+            group.cancelAll()
         }
     }
 
@@ -230,16 +227,14 @@ final class PostgresStore: StateStore, Service {
         } catch  where error is StoreUnavailable || error is CancellationError || error is PSQLError {
             throw error
         } catch {
-            if transaction.listed > 0 { return .needsWriteLock }
+            if transaction.needsLock || transaction.listed > 0 { return .needsWriteLock }
             let read = PostgresBatches.Step(reads: transaction.step.reads, writes: [])
             guard try await commit(read, of: transaction) else { return .conflict }
             throw error
         }
         // A step whose one read was a list needs no check; a list and anything else needs the lock.
-        if transaction.listed > 0 {
-            let step = transaction.step
-            return step.reads.isEmpty && step.writes.isEmpty ? .committed(result) : .needsWriteLock
-        }
+        if transaction.needsLock { return .needsWriteLock }
+        if transaction.listed > 0 { return .committed(result) }
         guard try await commit(transaction.step, of: transaction) else { return .conflict }
         return .committed(result)
     }
@@ -256,6 +251,21 @@ final class PostgresStore: StateStore, Service {
         return true
     }
 
+    /// Takes the write lock for the transaction under way on `connection`. The transaction ends if
+    /// it waits for the lock longer than 2 s (the step runs again: a conflict, not an outage) or
+    /// idles in it longer than 10 s (a replica stalled while holding it frees it).
+    private static func takeWriteLock(on connection: PostgresConnection, logger: Logger) async throws {
+        // A SELECT's failure comes with its rows: each is read to the end, so that a lock wait that
+        // timed out is thrown here rather than found by the step's next statement.
+        for try await _ in try await connection.query(
+            "SELECT set_config('lock_timeout', '2s', true), set_config('idle_in_transaction_session_timeout', '10s', true)",
+            logger: logger)
+        {}
+        for try await _ in try await connection.query(
+            "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLockKey))", logger: logger)
+        {}
+    }
+
     /// Runs `body` in a transaction of its own that holds the write lock from its first statement.
     private func runLocked<Result: Sendable>(
         _ body: @escaping @Sendable (any StateTransaction) async throws -> Result
@@ -265,8 +275,7 @@ final class PostgresStore: StateStore, Service {
         try await withConnection { connection in
             try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
             do {
-                try await connection.query(
-                    "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLockKey))", logger: self.logger)
+                try await Self.takeWriteLock(on: connection, logger: self.logger)
                 let result = try await body(PostgresTransaction(connection: connection, logger: self.logger))
                 try await connection.query("COMMIT", logger: self.logger)
                 return result
@@ -354,8 +363,7 @@ final class PostgresStore: StateStore, Service {
                 // READ COMMITTED with SKIP LOCKED: replicas take disjoint rows without conflicts.
                 try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
                 do {
-                    try await connection.query(
-                        "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLockKey))", logger: self.logger)
+                    try await Self.takeWriteLock(on: connection, logger: self.logger)
                     let rows = try await connection.query(
                         """
                         SELECT space, key, value FROM apple_id_mock_entries
@@ -393,8 +401,7 @@ final class PostgresStore: StateStore, Service {
             try await self.withConnection { connection in
                 try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
                 do {
-                    try await connection.query(
-                        "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLockKey))", logger: self.logger)
+                    try await Self.takeWriteLock(on: connection, logger: self.logger)
                     let rows = try await connection.query(
                         """
                         WITH swept AS (DELETE FROM apple_id_mock_entries WHERE expires_at < \(now.timeIntervalSince1970)

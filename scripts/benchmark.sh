@@ -425,6 +425,52 @@ store_runs() {
   stop_server
 }
 
+# Authorize and the refresh grant on two replicas sharing the PostgreSQL at $1, each behind half of
+# wrk's connections (one wrk per replica, at once): the rates summed, the CPU per request of both
+# servers and PostgreSQL, kept as STORE_RATE/STORE_CPU["postgres×2 authorize"] and "… refresh".
+store_replicas() {
+  local url=$1 second first port2=$((PORT + 1)) figure pg_pids before cpu rate1 rate2 bad1 bad2
+  local -a target1 target2
+  echo
+  echo "== state: postgres, two replicas sharing it (ports $PORT and $port2, wrk -t1 -c16 on each)"
+  start_server "$url"
+  prepare_refresh
+  "$BIN" serve --port "$port2" --log-level error --state "$url" >"$WORK/server2.log" 2>&1 &
+  second=$!
+  until curl -sf "http://127.0.0.1:$port2/health" >/dev/null 2>&1; do sleep 0.05; done
+  for figure in authorize refresh; do
+    if [ "$figure" = authorize ]; then
+      target1=("$AUTHORIZE")
+      target2=("${AUTHORIZE/$BASE/http://127.0.0.1:$port2}")
+    else
+      target1=(-s "$WORK/refresh.lua" "$BASE/auth/token")
+      target2=(-s "$WORK/refresh.lua" "http://127.0.0.1:$port2/auth/token")
+    fi
+    pg_pids=$(pgrep -x postgres || true)
+    # shellcheck disable=SC2086 # one pid per word
+    before=$(cpu_seconds_of "$PID" "$second" $pg_pids)
+    wrk -t1 -c16 -d"${DURATION}s" "${target1[@]}" >"$WORK/wrk-1.out" &
+    first=$!
+    wrk -t1 -c16 -d"${DURATION}s" "${target2[@]}" >"$WORK/wrk-2.out"
+    wait "$first"
+    rate1=$(awk '/Requests\/sec/ { print $2 }' "$WORK/wrk-1.out")
+    rate2=$(awk '/Requests\/sec/ { print $2 }' "$WORK/wrk-2.out")
+    bad1=$(awk '/Non-2xx/ { print $5 }' "$WORK/wrk-1.out" | grep . || echo 0)
+    bad2=$(awk '/Non-2xx/ { print $5 }' "$WORK/wrk-2.out" | grep . || echo 0)
+    RATE=$(awk -v a="$rate1" -v b="$rate2" 'BEGIN { printf "%.2f", a + b }')
+    # shellcheck disable=SC2086 # one pid per word
+    cpu=$(awk -v a="$(cpu_seconds_of "$PID" "$second" $pg_pids)" -v b="$before" -v r="$RATE" -v d="$DURATION" \
+      'BEGIN { printf "%.0f", (a - b) / (r * d) * 1000000 }')
+    printf '  %-52s %10s req/s   (%s + %s)   non-2xx/3xx %s\n' "$figure on both replicas" "$RATE" "$rate1" "$rate2" "$((bad1 + bad2))"
+    echo "    CPU per request: $cpu µs, both replicas and PostgreSQL"
+    STORE_RATE["postgres×2 $figure"]=$RATE
+    STORE_CPU["postgres×2 $figure"]=$cpu
+  done
+  kill "$second" 2>/dev/null || true
+  wait "$second" 2>/dev/null || true
+  stop_server
+}
+
 # The memory store, SQLite and PostgreSQL (when installed, or BENCH_POSTGRES_URL), run one after
 # the other, and each durable store's rates as a share of the memory store's in this run.
 store_figures() {
@@ -437,6 +483,7 @@ store_figures() {
   fi
   if [ -n "$pg_url" ]; then
     store_runs postgres "$pg_url"
+    store_replicas "$pg_url"
     stores="$stores postgres"
   else
     echo
@@ -453,6 +500,13 @@ store_figures() {
     done
     echo
   done
+  if [ -n "${STORE_RATE[postgres×2 authorize]:-}" ]; then
+    printf '  %-9s' "pg ×2"
+    for figure in authorize refresh; do
+      printf ' %30s' "$(printf '%.0f' "${STORE_RATE[postgres×2 $figure]}") $(pct "${STORE_RATE[postgres×2 $figure]}" "${STORE_RATE[memory $figure]}"), ${STORE_CPU[postgres×2 $figure]} $(pct "${STORE_CPU[memory $figure]}" "${STORE_CPU[postgres×2 $figure]}")"
+    done
+    echo "   (two replicas sharing PostgreSQL, default namespace)"
+  fi
   STORE_SHARES=
   for store in ${stores#memory }; do
     STORE_SHARES="$STORE_SHARES  $store authorize $(pct "${STORE_RATE[$store authorize]}" "${STORE_RATE[memory authorize]}") refresh $(pct "${STORE_RATE[$store refresh]}" "${STORE_RATE[memory refresh]}"), in a namespace $(pct "${STORE_RATE[$store ns authorize]}" "${STORE_RATE[memory ns authorize]}") / $(pct "${STORE_RATE[$store ns refresh]}" "${STORE_RATE[memory ns refresh]}");"

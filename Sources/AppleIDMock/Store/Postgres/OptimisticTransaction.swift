@@ -165,26 +165,10 @@ struct PostgresLister: Sendable {
     let logger: Logger
 
     func list<Value>(_ space: StoreSpace<Value>, prefix: String) async throws -> [(key: String, value: Value)] {
-        try await Self.racing(timeout) {
+        try await PostgresDeadline.racing(timeout) {
             try await client().withConnection { connection in
                 try await PostgresTransaction(connection: connection, logger: logger).list(space, prefix: prefix)
             }
-        }
-    }
-
-    /// Runs `body`, failing as an outage if it has not answered after `timeout`.
-    static func racing<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T)
-        async throws -> T
-    {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw StoreUnavailable(cause: "PostgreSQL did not answer within \(timeout)", isOutage: true)
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            return first
         }
     }
 }

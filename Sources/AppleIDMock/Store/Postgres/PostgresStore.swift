@@ -446,7 +446,7 @@ final class PostgresStore: StateStore, Service {
         seconds: Int? = nil, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await Self.translatingFailures {
-            try await PostgresLister.racing(seconds.map { Duration.seconds($0) } ?? self.stepTimeout, body)
+            try await PostgresDeadline.racing(seconds.map { Duration.seconds($0) } ?? self.stepTimeout, body)
         }
     }
 

@@ -20,11 +20,14 @@ final class SQLiteJournal: StoreJournal, Service {
     private let connection: SQLiteConnection
     private let path: String
     private let logger: Logger
+    /// The loop SQLiteNIO answers this connection's statements on (see `StoreJournal`).
+    let writeExecutor: (any TaskExecutor)?
 
     private init(connection: SQLiteConnection, path: String, logger: Logger) {
         self.connection = connection
         self.path = path
         self.logger = logger
+        writeExecutor = EventLoopTaskExecutor(loop: connection.eventLoop)
     }
 
     /// Opens (creating on first start) the file at `path` and checks its schema version.

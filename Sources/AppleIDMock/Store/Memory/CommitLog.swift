@@ -87,12 +87,6 @@ struct CommitLog: ~Copyable {
         return .write(batch)
     }
 
-    /// Whether the step numbered `lsn` would start a write if it asked now (it is not durable and
-    /// no write is under way).
-    func startsWrite(for lsn: Int64) -> Bool {
-        lsn > settled && writing == nil
-    }
-
     /// Parks a step waiting for `lsn` until the write under way ends; `false` (not parked) when
     /// there is nothing to wait for any more.
     mutating func park(_ waiter: CheckedContinuation<Void, Never>, for lsn: Int64) -> Bool {

@@ -121,10 +121,6 @@ final class MemoryStore: StateStore {
     /// Returns once the step numbered `lsn` is durable; throws if a failed write undid it. The
     /// first waiter that finds no write under way writes every applied step in one transaction.
     private func awaitDurable(_ lsn: Int64, journal: any StoreJournal) async throws {
-        // No write under way: let the steps already queued on this thread run first, so that the
-        // write this step is about to start carries them too (a write costs the same for one step
-        // as for many; on a quiet machine most writes carried one or two).
-        if log.withLock({ $0.startsWrite(for: lsn) }) { await Task.yield() }
         while true {
             switch log.withLock({ $0.turn(for: lsn) }) {
             case .durable:

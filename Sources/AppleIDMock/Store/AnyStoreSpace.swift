@@ -13,6 +13,9 @@ struct AnyStoreSpace: Sendable {
     let keys: SpaceKeys
     let decode: @Sendable (Data) throws -> any Sendable
     let encode: @Sendable (any Sendable) throws -> Data
+    /// The same JSON as `encode`, as text: written directly for the values written most
+    /// (`StoreJSONWritable`), through `StoreCoding.encoder` for the others.
+    let encodeText: @Sendable (any Sendable) throws -> String
     /// Deletes, in one step, the space's entries whose key passes `matching`.
     let deleteMatching:
         @Sendable (_ transaction: any StateTransaction, _ matching: (String) -> Bool) async throws -> Void
@@ -30,6 +33,25 @@ struct AnyStoreSpace: Sendable {
         encode = { value in
             guard let typed = value as? Value else { throw StoreCoding.WrongType(space: space.name) }
             return try StoreCoding.encoder.encode(typed)
+        }
+        let name = space.name
+        if let writable = Value.self as? any StoreJSONWritable.Type {
+            encodeText = Self.textEncoder(writable, space: name)
+        } else {
+            encodeText = { value in
+                guard let typed = value as? Value else { throw StoreCoding.WrongType(space: name) }
+                return String(decoding: try StoreCoding.encoder.encode(typed), as: UTF8.self)
+            }
+        }
+    }
+
+    /// Encodes values of `type` with their own writer (no cast to an existential per value).
+    private static func textEncoder<Writable: StoreJSONWritable>(_ type: Writable.Type, space: String)
+        -> @Sendable (any Sendable) throws -> String
+    {
+        { value in
+            guard let typed = value as? Writable else { throw StoreCoding.WrongType(space: space) }
+            return StoreJSONText.encode(typed)
         }
     }
 }

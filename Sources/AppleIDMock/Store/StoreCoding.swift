@@ -18,6 +18,12 @@ enum StoreCoding {
         return decoder
     }()
 
+    /// `value` as JSON text: written directly when its type can (`StoreJSONWritable`), else by `encoder`.
+    static func text<Value: Encodable>(_ value: Value) throws -> String {
+        if let writable = value as? any StoreJSONWritable { return StoreJSONText.encode(writable) }
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     /// A value put in a space of another type (a programming error, reported rather than trapped).
     struct WrongType: Error, CustomStringConvertible {
         var space: String

@@ -99,7 +99,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         guard !key.contains("\u{0}") else {
             throw StoreUnavailable(cause: "PostgreSQL cannot store a key that holds NUL")
         }
-        let text = String(decoding: try StoreCoding.encoder.encode(value), as: UTF8.self)
+        let text = try StoreCoding.text(value)
         let address = EntryAddress(space: space.name, key: key)
         state.withLock { state in
             state.writes.append(PostgresBatches.Write(space: space.name, key: key, text: text, index: index))

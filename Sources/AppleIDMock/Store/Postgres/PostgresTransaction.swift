@@ -30,7 +30,7 @@ final class PostgresTransaction: StateTransaction {
 
     func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value, index: EntryIndex) async throws {
         try Spaces.require(space.name)
-        let text = String(decoding: try StoreCoding.encoder.encode(value), as: UTF8.self)
+        let text = try StoreCoding.text(value)
         try await connection.query(
             """
             INSERT INTO apple_id_mock_entries (space, key, value, expires_at, due_at, grp)
@@ -46,7 +46,7 @@ final class PostgresTransaction: StateTransaction {
         guard !entries.isEmpty else { return }
         try Spaces.require(space.name)
         let keys = entries.map(\.key)
-        let values = try entries.map { String(decoding: try StoreCoding.encoder.encode($0.value), as: UTF8.self) }
+        let values = try entries.map { try StoreCoding.text($0.value) }
         try await connection.query(
             """
             INSERT INTO apple_id_mock_entries (space, key, value)

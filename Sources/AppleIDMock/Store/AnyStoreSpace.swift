@@ -35,23 +35,9 @@ struct AnyStoreSpace: Sendable {
             return try StoreCoding.encoder.encode(typed)
         }
         let name = space.name
-        if let writable = Value.self as? any StoreJSONWritable.Type {
-            encodeText = Self.textEncoder(writable, space: name)
-        } else {
-            encodeText = { value in
-                guard let typed = value as? Value else { throw StoreCoding.WrongType(space: name) }
-                return String(decoding: try StoreCoding.encoder.encode(typed), as: UTF8.self)
-            }
-        }
-    }
-
-    /// Encodes values of `type` with their own writer (no cast to an existential per value).
-    private static func textEncoder<Writable: StoreJSONWritable>(_ type: Writable.Type, space: String)
-        -> @Sendable (any Sendable) throws -> String
-    {
-        { value in
-            guard let typed = value as? Writable else { throw StoreCoding.WrongType(space: space) }
-            return StoreJSONText.encode(typed)
+        encodeText = { value in
+            guard let typed = value as? Value else { throw StoreCoding.WrongType(space: name) }
+            return try StoreCoding.text(typed)
         }
     }
 }

@@ -122,7 +122,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
 
     /// A list cannot be checked at commit (an entry may be added to its range meanwhile), but one
     /// statement reads a consistent state: a step whose only read is one list needs no lock. The
-    /// store runs any other step that lists again under the write lock (see `listed`).
+    /// store runs any other step that lists again under the write lock (see `needsLock`).
     func list<Value>(_ space: StoreSpace<Value>, prefix: String) async throws -> [(key: String, value: Value)] {
         let already = state.withLock { state in
             defer { state.lists += 1 }
@@ -131,9 +131,6 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         if already { try refuse() }
         return try await lister.list(space, prefix: prefix)
     }
-
-    /// How many lists the step read.
-    var listed: Int { state.withLock { $0.lists } }
 
     /// Whether the step must run under the write lock (it listed besides other reads or writes, or
     /// asked for a prune, a clear or a group's deletion), whatever it did with the refusal.

@@ -79,7 +79,8 @@ final class PostgresBatches: Sendable {
     /// in use: it changes after an outage) and runs on that connection's event loop, so a statement's
     /// answer reaches its worker without a thread hand-off; a worker whose connection fails takes
     /// another.
-    func run(client: @escaping @Sendable () -> PostgresClient, logger: Logger) async {
+    func run(client: @escaping @Sendable () -> PostgresClient) async {
+        let logger = self.logger
         reads.open()
         commits.open()
         running.store(true, ordering: .sequentiallyConsistent)

@@ -98,7 +98,7 @@ final class PostgresStore: StateStore, Service {
             group.addTask { await self.runPools() }
             // The shared statements' workers stop first, so that no commit is cut by the pool's end.
             await cancelWhenGracefulShutdown {
-                await self.batches.run(client: { self.client }, logger: self.logger)
+                await self.batches.run(client: { self.client })
             }
             group.cancelAll()
         }
@@ -227,14 +227,13 @@ final class PostgresStore: StateStore, Service {
         } catch  where error is StoreUnavailable || error is CancellationError || error is PSQLError {
             throw error
         } catch {
-            if transaction.needsLock || transaction.listed > 0 { return .needsWriteLock }
+            if transaction.needsLock { return .needsWriteLock }
             let read = PostgresBatches.Step(reads: transaction.step.reads, writes: [])
             guard try await commit(read, of: transaction) else { return .conflict }
             throw error
         }
-        // A step whose one read was a list needs no check; a list and anything else needs the lock.
+        // (A step whose one read was a list has nothing to check: `commit` answers at once.)
         if transaction.needsLock { return .needsWriteLock }
-        if transaction.listed > 0 { return .committed(result) }
         guard try await commit(transaction.step, of: transaction) else { return .conflict }
         return .committed(result)
     }

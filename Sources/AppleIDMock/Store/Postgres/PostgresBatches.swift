@@ -269,13 +269,21 @@ final class ControlCache: Sendable {
 
 /// The batch read as a prepared statement (parsed and planned once per connection): each entry's
 /// position in the batch, its version, and its value unless its revision is the one known.
+///
+/// Each entry is looked up by its key in a `LATERAL` subquery that the planner cannot merge into a
+/// join (`LIMIT 1`): the plan is an index lookup per entry whatever the table's statistics. As a
+/// plain join, the plan PostgreSQL keeps for the statement, made while the table was new and
+/// empty, hashed the whole table on every batch.
 private struct ReadEntries: PostgresPreparedStatement {
     static let name = "apple_id_mock_read_entries"
     static let sql = """
         SELECT wanted.position, entry.seq, entry.rev,
             CASE WHEN entry.rev = wanted.known THEN NULL ELSE entry.value END
         FROM unnest($1::text[], $2::text[], $3::int8[]) WITH ORDINALITY AS wanted(space, key, known, position)
-        LEFT JOIN apple_id_mock_entries entry ON entry.space = wanted.space AND entry.key = wanted.key
+        LEFT JOIN LATERAL (
+            SELECT found.seq, found.rev, found.value FROM apple_id_mock_entries found
+            WHERE found.space = wanted.space AND found.key = wanted.key LIMIT 1
+        ) entry ON TRUE
         """
     typealias Row = (Int64, Int64?, Int64?, String?)
 

@@ -79,8 +79,12 @@ extension MockState {
         _ endpoint: FaultRule.Endpoint, grantType: String?, clientId: String?, in active: ActiveScenario
     ) async throws -> FaultRule? {
         guard active.control.faults.contains(where: { $0.endpoint == endpoint }) else { return nil }
-        return try await store.transaction { transaction in
-            let rules = try await transaction.get(Spaces.control, ControlState.key)?.faults ?? []
+        let confirmation = ControlConfirmation.of(scope)
+        let fired = try await store.transaction { transaction -> FaultRule? in
+            let control = try await transaction.get(Spaces.control, ControlState.key)
+            // The call runs again if the rules it was answered on changed: it is counted once.
+            if confirmation != nil { try Self.require(control, of: active, confirmation) }
+            let rules = control?.faults ?? []
             for rule in rules where rule.matches(endpoint, grantType: grantType, clientId: clientId) {
                 var counts = try await transaction.get(Spaces.faultCounts, rule.id) ?? FaultCounts()
                 guard !rule.isSpent(fired: counts.fired) else { continue }
@@ -92,5 +96,7 @@ extension MockState {
             }
             return nil
         }
+        confirmation?.confirm()
+        return fired
     }
 }

@@ -116,6 +116,10 @@ final class MockState: Sendable {
     /// The state in force now (the world is rebuilt only when the control record changed).
     func current() async throws -> ActiveScenario {
         let known = cached.withLock { $0 }
+        if let known, let confirmation = ControlConfirmation.of(scope), store.confirmsControlAtCommit {
+            confirmation.use(known.control)
+            return known
+        }
         let (revision, value) = try await store.control(ifChangedFrom: known?.revision)
         if let known, value == nil { return known }
         guard let value else { throw StoreUnavailable(cause: missingControl) }
@@ -202,10 +206,31 @@ final class MockState: Sendable {
     ) async throws -> T {
         let started = ContinuousClock.now
         defer { metrics.storeStep(.session, ContinuousClock.now - started) }
-        return try await store.transaction { transaction in
-            let control = try await transaction.get(Spaces.control, ControlState.key)
-            guard control?.epoch == active.control.epoch else { throw SessionChanged() }
-            return try await body(Session(transaction: transaction), active.world)
+        let confirmation = ControlConfirmation.of(scope)
+        do {
+            let result = try await store.transaction { transaction in
+                try Self.require(try await transaction.get(Spaces.control, ControlState.key), of: active, confirmation)
+                return try await body(Session(transaction: transaction), active.world)
+            }
+            confirmation?.confirm()
+            return result
+        } catch let refusal as AppleError {
+            // A refusal stands only on what the step read as current, the control record included.
+            confirmation?.confirm()
+            throw refusal
+        }
+    }
+
+    /// Inside a step: refuses unless `stored`, the control record as the step read it, is the one
+    /// `active` was built on: the same epoch (else `SessionChanged`), or for a request that
+    /// confirms the record (`confirmation`), the same record (else `ControlStale`).
+    static func require(_ stored: ControlState?, of active: ActiveScenario, _ confirmation: ControlConfirmation?)
+        throws
+    {
+        if confirmation != nil {
+            guard stored == active.control else { throw ControlStale() }
+        } else {
+            guard stored?.epoch == active.control.epoch else { throw SessionChanged() }
         }
     }
 
@@ -222,9 +247,12 @@ final class MockState: Sendable {
             var control = stored
             let result = try await body(&control, active, transaction)
             if control != stored { try await transaction.put(Spaces.control, ControlState.key, control) }
-            return (result, control.epoch)
+            return (result, control.epoch, control != stored)
         }
         epochs.observe(result.1)
+        // The next request reads the record this step wrote (a request that confirms it at its end
+        // would otherwise be answered on the one before, and run again).
+        if result.2 { cached.withLock { $0 = nil } }
         return result.0
     }
 }

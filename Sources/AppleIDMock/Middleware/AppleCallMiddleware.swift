@@ -37,28 +37,52 @@ struct AppleCallMiddleware: RouterMiddleware {
             return try NamespaceMiddleware.refusal(error, group: context.routeGroup)
         }
         context.state = state
+        let endpoint = FaultRule.Endpoint(rawValue: endpointName)
+        // On PostgreSQL the call is first answered on the control record this replica last read;
+        // if that record changed meanwhile, it runs again, reading it first (`ControlConfirmation`).
+        var confirmation = state.store.confirmsControlAtCommit ? ControlConfirmation(scope: state.scope.name) : nil
+        while true {
+            let run = await ControlConfirmation.$current.withValue(confirmation) {
+                await self.run(
+                    request, context: context, state: state, endpoint: endpoint, parameters: parameters, next: next)
+            }
+            if let first = confirmation {
+                confirmation = nil
+                if case .failure(let error) = run.outcome, error is ControlStale { continue }
+                if let used = first.unconfirmed, let now = try? await state.current(), now.control != used { continue }
+            }
+            let status: Int
+            switch run.outcome {
+            case .success(let response): status = Int(response.status.code)
+            // The router's 404 or 405, or whatever else a handler let escape: journaled, then passed on.
+            case .failure(let error): status = (error as? any HTTPResponseError)?.status.code ?? 500
+            }
+            record(
+                request, endpoint: endpointName, status: status, parameters: parameters, draft: run.draft,
+                state: state, active: run.active, started: started)
+            return try run.outcome.get()
+        }
+    }
+
+    /// One run of the call in `state`: its due events fired, its answer (or what it threw), the
+    /// state it was answered in and its journal draft.
+    private func run(
+        _ request: Request, context: Context, state: MockState, endpoint: FaultRule.Endpoint?,
+        parameters: FormParameters, next: (Request, Context) async throws -> Response
+    ) async -> (outcome: Result<Response, any Error>, active: ActiveScenario?, draft: JournalDraft) {
+        var context = context
         // A store outage is reported by the handler itself.
         context.active = try? await state.fireDueEvents()
-        let active = context.active
         let draft = JournalDraft()
         context.journal = draft
-        let response: Response
         do {
-            response = try await answer(
-                request, context: context, state: state, endpoint: FaultRule.Endpoint(rawValue: endpointName),
-                parameters: parameters, active: active, draft: draft, next: next)
+            let response = try await answer(
+                request, context: context, state: state, endpoint: endpoint, parameters: parameters,
+                active: context.active, draft: draft, next: next)
+            return (.success(response), context.active, draft)
         } catch {
-            // The router's 404 or 405, or whatever else a handler let escape: journaled, then passed on.
-            let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            record(
-                request, endpoint: endpointName, status: status, parameters: parameters, draft: draft,
-                state: state, active: active, started: started)
-            throw error
+            return (.failure(error), context.active, draft)
         }
-        record(
-            request, endpoint: endpointName, status: Int(response.status.code), parameters: parameters,
-            draft: draft, state: state, active: active, started: started)
-        return response
     }
 
     /// Files the call's journal entry.

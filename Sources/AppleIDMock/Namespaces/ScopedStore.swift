@@ -41,6 +41,8 @@ struct ScopedStore: StateStore {
 
     var description: String { base.description }
 
+    var confirmsControlAtCommit: Bool { base.confirmsControlAtCommit }
+
     var watch: StoreWatch { base.watch }
 
     func changeMarks() async throws -> [StoreWatch.Topic: String]? {

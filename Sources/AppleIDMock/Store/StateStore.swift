@@ -42,6 +42,11 @@ protocol StateStore: Sendable {
 
     /// How many entries each of `spaces` holds (for `/metrics`), counted without reading them.
     func entryCounts(_ spaces: [String]) async throws -> [String: Int]
+
+    /// Whether a step that read the control record commits only if it is still current, while
+    /// reading it outside a step is a round trip (PostgreSQL): then `/auth/*` requests are answered
+    /// on the record last read, and confirm it at their end (see `ControlConfirmation`).
+    var confirmsControlAtCommit: Bool { get }
 }
 
 extension StateStore {
@@ -51,5 +56,7 @@ extension StateStore {
     }
 
     func changeMarks() async throws -> [StoreWatch.Topic: String]? { nil }
+
+    var confirmsControlAtCommit: Bool { false }
 
 }

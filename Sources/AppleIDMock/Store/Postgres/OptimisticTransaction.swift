@@ -10,8 +10,9 @@ import Synchronization
 
 /// One step on PostgreSQL run optimistically: its reads share statements with other steps' (each
 /// remembers the version it saw), its writes wait in the step, and the commit writes them only if
-/// nothing it read changed meanwhile (else the store runs the step again). A step that lists,
-/// prunes or clears refuses here with `NeedsWriteLock`, and runs under the store's write lock.
+/// nothing it read changed meanwhile (else the store runs the step again). A prune is made by the
+/// commit too. A step that lists besides other reads or writes, clears or deletes a group refuses
+/// here with `NeedsWriteLock`, and runs under the store's write lock.
 final class OptimisticTransaction: StateTransaction, Sendable {
     /// What the step read and wrote so far.
     private struct State {
@@ -20,10 +21,13 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         var checks: [EntryAddress: Seen] = [:]
         var checkOrder: [EntryAddress] = []
         var writes: [PostgresBatches.Write] = []
+        var prunes: [PostgresBatches.Prune] = []
         /// What the step wrote, for its own reads (`nil` text: deleted).
         var written: [EntryAddress: String?] = [:]
-        /// Control spaces whose record came from the cache.
+        /// Control spaces whose record came from the control cache.
         var cachedControls: [String] = []
+        /// Whether any read came from a cache (the commit must then check even a lone read).
+        var usedCache = false
         /// How many lists the step read.
         var lists = 0
         /// Whether the step asked for a prune, a clear or a group's deletion (it runs under the lock).
@@ -53,44 +57,77 @@ final class OptimisticTransaction: StateTransaction, Sendable {
                 reads: state.checkOrder.map {
                     PostgresBatches.Check(space: $0.space, key: $0.key, version: state.checks[$0]?.version ?? .absent)
                 },
-                writes: state.writes)
+                writes: state.writes, prunes: state.prunes)
         }
     }
 
-    /// The control spaces the step read from the cache (forgotten when its commit is refused).
+    /// The control spaces the step read from the control cache (forgotten when its commit is refused).
     var cachedControls: [String] { state.withLock { $0.cachedControls } }
+
+    /// Whether any read came from a cache, so that only the commit's check makes it current.
+    var usedCache: Bool { state.withLock { $0.usedCache } }
+
+    /// Every entry the step read.
+    var readAddresses: [EntryAddress] { state.withLock { $0.checkOrder } }
+
+    /// Every entry the step wrote or deleted.
+    var writtenAddresses: Dictionary<EntryAddress, String?>.Keys { state.withLock { $0.written.keys } }
 
     func get<Value>(_ space: StoreSpace<Value>, _ key: String) async throws -> Value? {
         // PostgreSQL text cannot hold NUL, so no stored key has one (a forged code or token may).
         guard !key.contains("\u{0}") else { return nil }
         let address = EntryAddress(space: space.name, key: key)
-        let (written, seen) = state.withLock { ($0.written[address], $0.checks[address]) }
+        let (written, seen, pruned) = state.withLock { state in
+            (state.written[address], state.checks[address], state.prunes.contains { $0.space == space.name })
+        }
+        // What a prune of this step leaves of the space is known only once it is made.
+        if pruned { try refuse() }
         if let written {
             return try written.map { try StoreCoding.decoder.decode(Value.self, from: Data($0.utf8)) }
         }
         if let seen { return seen.value as? Value }
-        if key == ControlState.key, ControlCache.holdsControl(space.name),
-            let cached = batches.controls.entry(space.name), let value = cached.value as? Value
-        {
-            remember(address, Seen(version: cached.version, value: value), fromCache: true)
+        let isControl = key == ControlState.key && ControlCache.holdsControl(space.name)
+        if isControl, let cached = batches.controls.entry(space.name), let value = cached.value as? Value {
+            remember(address, Seen(version: cached.version, value: value), from: .controls)
             return value
+        }
+        if !isControl, let cached = batches.entries.entry(address) {
+            if cached.value == nil {
+                remember(address, Seen(version: cached.version, value: nil), from: .entries)
+                return nil
+            }
+            if let value = cached.value as? Value {
+                remember(address, Seen(version: cached.version, value: value), from: .entries)
+                return value
+            }
         }
         let stored = try await batches.reads.submit(PostgresBatches.Read(space: space.name, key: key))
         let value = try stored.text.map { try StoreCoding.decoder.decode(Value.self, from: Data($0.utf8)) }
-        remember(address, Seen(version: stored.version, value: value), fromCache: false)
-        if let control = value as? ControlState, key == ControlState.key, ControlCache.holdsControl(space.name) {
-            batches.controls.keep(control, at: stored.version, in: space.name)
+        remember(address, Seen(version: stored.version, value: value), from: nil)
+        if isControl {
+            if let control = value as? ControlState {
+                batches.controls.keep(control, at: stored.version, in: space.name)
+            }
+        } else if (stored.text?.utf8.count ?? 0) <= EntryCache.largestText {
+            batches.entries.keep(address, EntryCache.Entry(version: stored.version, value: value))
         }
         return value
     }
 
-    /// Notes the version first seen of `address` (a later read of it sees the same, or the commit fails).
-    private func remember(_ address: EntryAddress, _ seen: Seen, fromCache: Bool) {
+    /// The cache a read came from.
+    private enum Cache {
+        case controls, entries
+    }
+
+    /// Notes the version first seen of `address` (a later read of it sees the same, or the commit
+    /// fails), and the cache it came from (`nil`: read from the database).
+    private func remember(_ address: EntryAddress, _ seen: Seen, from cache: Cache?) {
         state.withLock { state in
             guard state.checks[address] == nil else { return }
             state.checks[address] = seen
             state.checkOrder.append(address)
-            if fromCache { state.cachedControls.append(address.space) }
+            if cache != nil { state.usedCache = true }
+            if cache == .controls { state.cachedControls.append(address.space) }
         }
     }
 
@@ -126,7 +163,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
     func list<Value>(_ space: StoreSpace<Value>, prefix: String) async throws -> [(key: String, value: Value)] {
         let already = state.withLock { state in
             defer { state.lists += 1 }
-            return state.lists > 0 || !state.checkOrder.isEmpty || !state.writes.isEmpty
+            return state.lists > 0 || !state.checkOrder.isEmpty || !state.writes.isEmpty || !state.prunes.isEmpty
         }
         if already { try refuse() }
         return try await lister.list(space, prefix: prefix)
@@ -137,7 +174,8 @@ final class OptimisticTransaction: StateTransaction, Sendable {
     var needsLock: Bool {
         state.withLock { state in
             state.needsLock
-                || (state.lists > 0 && (state.lists > 1 || !state.checkOrder.isEmpty || !state.writes.isEmpty))
+                || (state.lists > 0
+                    && (state.lists > 1 || !state.checkOrder.isEmpty || !state.writes.isEmpty || !state.prunes.isEmpty))
         }
     }
 
@@ -151,7 +189,12 @@ final class OptimisticTransaction: StateTransaction, Sendable {
 
     func clear(_ spaces: [String]) async throws { try refuse() }
 
-    func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws { try refuse() }
+    func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws {
+        state.withLock { $0.prunes.append(PostgresBatches.Prune(space: space.name, keep: max(0, keep))) }
+    }
+
+    /// The spaces the step prunes.
+    var prunedSpaces: [String] { state.withLock { $0.prunes.map(\.space) } }
 }
 
 /// Reads a list outside any transaction, on a pooled connection, within the step's deadline (for

@@ -25,10 +25,18 @@ final class PostgresBatches: Sendable {
         var text: String?
     }
 
-    /// What an optimistic step read (to be checked) and what it writes, in order.
+    /// What an optimistic step read (to be checked), what it writes, in order, and the spaces it
+    /// prunes once written.
     struct Step: Sendable {
         var reads: [Check]
         var writes: [Write]
+        var prunes: [Prune] = []
+    }
+
+    /// A prune: the oldest entries of `space` beyond the newest `keep` that are not due are deleted.
+    struct Prune: Sendable {
+        var space: String
+        var keep: Int
     }
 
     /// An entry a step read, at the version it saw.
@@ -64,6 +72,8 @@ final class PostgresBatches: Sendable {
     /// The newest control record seen per space (its version and value): a step reads it without a
     /// round trip, and the commit's check catches a stale one.
     let controls = ControlCache()
+    /// Other entries as last read (see `EntryCache`).
+    let entries = EntryCache()
 
     private let logger: Logger
 
@@ -178,45 +188,10 @@ final class PostgresBatches: Sendable {
     private static func commitTogether(_ batch: [Step], on connection: PostgresConnection, logger: Logger)
         async throws -> [Result<Bool, any Error>]
     {
-        var readStep: [Int32] = []
-        var readSpace: [String] = []
-        var readKey: [String] = []
-        var readSeq: [Int64] = []
-        var readRev: [Int64] = []
-        var writeStep: [Int32] = []
-        var writePut: [Bool] = []
-        var writeSpace: [String] = []
-        var writeKey: [String] = []
-        var writeValue: [String] = []
-        var writeExpires: [Double] = []
-        var writeDue: [Double] = []
-        var writeHasGroup: [Bool] = []
-        var writeGroup: [String] = []
+        var statement = CommitSteps()
         for (position, step) in batch.enumerated() {
-            for check in step.reads {
-                readStep.append(Int32(position))
-                readSpace.append(check.space)
-                readKey.append(check.key)
-                readSeq.append(check.version.seq)
-                readRev.append(check.version.rev)
-            }
-            for write in step.writes {
-                writeStep.append(Int32(position))
-                writePut.append(write.text != nil)
-                writeSpace.append(write.space)
-                writeKey.append(write.key)
-                writeValue.append(write.text ?? "")
-                writeExpires.append(write.index.expiresAt?.timeIntervalSince1970 ?? .nan)
-                writeDue.append(write.index.dueAt?.timeIntervalSince1970 ?? .nan)
-                writeHasGroup.append(write.index.group != nil)
-                writeGroup.append(write.index.group ?? "")
-            }
+            statement.append(step, at: Int32(position))
         }
-        let statement = CommitSteps(
-            steps: Int32(batch.count), readStep: readStep, readSpace: readSpace, readKey: readKey, readSeq: readSeq,
-            readRev: readRev, writeStep: writeStep, writePut: writePut, writeSpace: writeSpace, writeKey: writeKey,
-            writeValue: writeValue, writeExpires: writeExpires, writeDue: writeDue, writeHasGroup: writeHasGroup,
-            writeGroup: writeGroup)
         let rows = try await connection.execute(statement, logger: logger)
         var refused: Set<Int32> = []
         for try await steps in rows { refused.formUnion(steps) }
@@ -303,24 +278,82 @@ private struct ReadEntries: PostgresPreparedStatement {
 }
 
 /// The batch commit as a prepared statement: one call of `apple_id_mock_commit_steps` (see
-/// `PostgresSchema`), answering the positions of the steps it refused.
+/// `PostgresSchema`), answering the positions of the steps it refused. Steps are appended in order;
+/// a step that reads or writes an entry that an earlier step of its round writes, or touches a
+/// space it prunes, opens a new round (the function checks and writes a round as a whole), and a
+/// step's writes of one entry are folded into its last.
 private struct CommitSteps: PostgresPreparedStatement {
-    static let name = "apple_id_mock_commit_steps"
+    static let name = "apple_id_mock_commit_pruning"
     static let sql = """
-        SELECT apple_id_mock_commit_steps($1::int4, $2::int4[], $3::text[], $4::text[], $5::int8[], $6::int8[],
+        SELECT apple_id_mock_commit_steps($1::int4[], $2::int4[], $3::text[], $4::text[], $5::int8[], $6::int8[],
             $7::int4[], $8::bool[], $9::text[], $10::text[], $11::text[], $12::float8[], $13::float8[], $14::bool[],
-            $15::text[])
+            $15::text[], $16::int4[], $17::text[], $18::int4[])
         """
     typealias Row = [Int32]
 
-    var steps: Int32
-    var readStep: [Int32], readSpace: [String], readKey: [String], readSeq: [Int64], readRev: [Int64]
-    var writeStep: [Int32], writePut: [Bool], writeSpace: [String], writeKey: [String], writeValue: [String]
-    var writeExpires: [Double], writeDue: [Double], writeHasGroup: [Bool], writeGroup: [String]
+    var rounds: [Int32] = []
+    var readStep: [Int32] = [], readSpace: [String] = [], readKey: [String] = []
+    var readSeq: [Int64] = [], readRev: [Int64] = []
+    var writeStep: [Int32] = [], writePut: [Bool] = [], writeSpace: [String] = [], writeKey: [String] = []
+    var writeValue: [String] = [], writeExpires: [Double] = [], writeDue: [Double] = []
+    var writeHasGroup: [Bool] = [], writeGroup: [String] = []
+    var pruneStep: [Int32] = [], pruneSpace: [String] = [], pruneKeep: [Int32] = []
+    /// The round under way, what its steps write, and the spaces they prune.
+    private var round: Int32 = 0
+    private var writtenInRound: Set<EntryAddress> = []
+    private var prunedInRound: Set<String> = []
+
+    /// Adds `step`, the batch's `position`th.
+    mutating func append(_ step: PostgresBatches.Step, at position: Int32) {
+        var last: [EntryAddress: PostgresBatches.Write] = [:]
+        var order: [EntryAddress] = []
+        for write in step.writes {
+            let address = EntryAddress(space: write.space, key: write.key)
+            if last.updateValue(write, forKey: address) == nil { order.append(address) }
+        }
+        let touches =
+            step.reads.contains {
+                writtenInRound.contains(EntryAddress(space: $0.space, key: $0.key)) || prunedInRound.contains($0.space)
+            }
+            || order.contains { writtenInRound.contains($0) || prunedInRound.contains($0.space) }
+            || step.prunes.contains { prunedInRound.contains($0.space) }
+        if touches {
+            round += 1
+            writtenInRound = []
+            prunedInRound = []
+        }
+        writtenInRound.formUnion(order)
+        prunedInRound.formUnion(step.prunes.map(\.space))
+        rounds.append(round)
+        for prune in step.prunes {
+            pruneStep.append(position)
+            pruneSpace.append(prune.space)
+            pruneKeep.append(Int32(clamping: prune.keep))
+        }
+        for check in step.reads {
+            readStep.append(position)
+            readSpace.append(check.space)
+            readKey.append(check.key)
+            readSeq.append(check.version.seq)
+            readRev.append(check.version.rev)
+        }
+        for address in order {
+            guard let write = last[address] else { continue }
+            writeStep.append(position)
+            writePut.append(write.text != nil)
+            writeSpace.append(write.space)
+            writeKey.append(write.key)
+            writeValue.append(write.text ?? "")
+            writeExpires.append(write.index.expiresAt?.timeIntervalSince1970 ?? .nan)
+            writeDue.append(write.index.dueAt?.timeIntervalSince1970 ?? .nan)
+            writeHasGroup.append(write.index.group != nil)
+            writeGroup.append(write.index.group ?? "")
+        }
+    }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 15)
-        bindings.append(steps)
+        var bindings = PostgresBindings(capacity: 18)
+        bindings.append(rounds)
         bindings.append(readStep)
         bindings.append(readSpace)
         bindings.append(readKey)
@@ -335,6 +368,9 @@ private struct CommitSteps: PostgresPreparedStatement {
         bindings.append(writeDue)
         bindings.append(writeHasGroup)
         bindings.append(writeGroup)
+        bindings.append(pruneStep)
+        bindings.append(pruneSpace)
+        bindings.append(pruneKeep)
         return bindings
     }
 

@@ -53,23 +53,25 @@ enum PostgresSchema {
 
     /// Commits a batch of optimistic steps in order, under the write lock: a step whose every read
     /// entry still has the version it saw (`(0, 0)`: absent) is written, the others are not, and
-    /// their positions (from 0) are returned, to be run again. Reads are grouped by step and
-    /// writes too, in step order; an absent expiry or due time is NaN.
+    /// their positions (from 0) are returned, to be run again. The steps come in rounds (`rounds`,
+    /// one per step, in step order): no step writes what another of its round reads or writes, so
+    /// each round is checked, then written, as a whole, a few statements for all its steps; a later
+    /// round sees what an earlier one wrote; a round's prunes (`p_…`: keep the newest `keep` entries
+    /// of the space that are not due) come after its writes. Each step writes an entry at most once; an absent
+    /// expiry or due time is NaN. Each entry read is looked up by its key whatever the statistics
+    /// (`LATERAL … LIMIT 1`: a plan made while the table was small does not scan it later).
     private static let commitFunction = """
         CREATE OR REPLACE FUNCTION apple_id_mock_commit_steps(
-            steps INT, r_step INT[], r_space TEXT[], r_key TEXT[], r_seq BIGINT[], r_rev BIGINT[],
+            rounds INT[], r_step INT[], r_space TEXT[], r_key TEXT[], r_seq BIGINT[], r_rev BIGINT[],
             w_step INT[], w_put BOOL[], w_space TEXT[], w_key TEXT[], w_value TEXT[],
-            w_expires DOUBLE PRECISION[], w_due DOUBLE PRECISION[], w_has_grp BOOL[], w_grp TEXT[])
+            w_expires DOUBLE PRECISION[], w_due DOUBLE PRECISION[], w_has_grp BOOL[], w_grp TEXT[],
+            p_step INT[], p_space TEXT[], p_keep INT[])
         RETURNS INT[] LANGUAGE plpgsql AS $$
         DECLARE
             refused INT[] := '{}';
-            ok BOOLEAN;
-            found_seq BIGINT;
-            found_rev BIGINT;
-            r INT := 1;
-            w INT := 1;
-            r_count INT := coalesce(array_length(r_step, 1), 0);
-            w_count INT := coalesce(array_length(w_step, 1), 0);
+            round_count INT := coalesce(rounds[array_upper(rounds, 1)], -1) + 1;
+            gone RECORD;
+            pruned RECORD;
         BEGIN
             -- Each statement below must see what the lock's last holder committed.
             IF current_setting('transaction_isolation') <> 'read committed' THEN
@@ -77,35 +79,40 @@ enum PostgresSchema {
                     current_setting('transaction_isolation');
             END IF;
             PERFORM pg_advisory_xact_lock(\(writeLockKey));
-            FOR step IN 0 .. steps - 1 LOOP
-                ok := TRUE;
-                WHILE r <= r_count AND r_step[r] = step LOOP
-                    IF ok THEN
-                        SELECT entry.seq, entry.rev INTO found_seq, found_rev FROM apple_id_mock_entries entry
-                        WHERE entry.space = r_space[r] AND entry.key = r_key[r];
-                        IF NOT FOUND THEN
-                            found_seq := 0;
-                            found_rev := 0;
-                        END IF;
-                        ok := found_seq = r_seq[r] AND found_rev = r_rev[r];
-                    END IF;
-                    r := r + 1;
+            FOR round IN 0 .. round_count - 1 LOOP
+                refused := refused || ARRAY(
+                    SELECT DISTINCT checked.step
+                    FROM unnest(r_step, r_space, r_key, r_seq, r_rev) AS checked(step, space, key, seq, rev)
+                    LEFT JOIN LATERAL (
+                        SELECT entry.seq, entry.rev FROM apple_id_mock_entries entry
+                        WHERE entry.space = checked.space AND entry.key = checked.key LIMIT 1
+                    ) found ON TRUE
+                    WHERE rounds[checked.step + 1] = round
+                        AND (coalesce(found.seq, 0) <> checked.seq OR coalesce(found.rev, 0) <> checked.rev));
+                FOR gone IN
+                    SELECT deleted.space, deleted.key FROM unnest(w_step, w_put, w_space, w_key)
+                        AS deleted(step, put, space, key)
+                    WHERE NOT deleted.put AND rounds[deleted.step + 1] = round AND deleted.step <> ALL(refused)
+                LOOP
+                    DELETE FROM apple_id_mock_entries entry WHERE entry.space = gone.space AND entry.key = gone.key;
                 END LOOP;
-                WHILE w <= w_count AND w_step[w] = step LOOP
-                    IF ok AND w_put[w] THEN
-                        INSERT INTO apple_id_mock_entries AS entry (space, key, value, expires_at, due_at, grp)
-                        VALUES (w_space[w], w_key[w], w_value[w], NULLIF(w_expires[w], 'NaN'), NULLIF(w_due[w], 'NaN'),
-                            CASE WHEN w_has_grp[w] THEN w_grp[w] END)
-                        ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at,
-                            due_at = EXCLUDED.due_at, grp = EXCLUDED.grp, rev = entry.rev + 1;
-                    ELSIF ok THEN
-                        DELETE FROM apple_id_mock_entries entry WHERE entry.space = w_space[w] AND entry.key = w_key[w];
-                    END IF;
-                    w := w + 1;
+                INSERT INTO apple_id_mock_entries AS entry (space, key, value, expires_at, due_at, grp)
+                SELECT written.space, written.key, written.value, NULLIF(written.expires, 'NaN'),
+                    NULLIF(written.due, 'NaN'), CASE WHEN written.has_grp THEN written.grp END
+                FROM unnest(w_step, w_put, w_space, w_key, w_value, w_expires, w_due, w_has_grp, w_grp)
+                    AS written(step, put, space, key, value, expires, due, has_grp, grp)
+                WHERE written.put AND rounds[written.step + 1] = round AND written.step <> ALL(refused)
+                ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at,
+                    due_at = EXCLUDED.due_at, grp = EXCLUDED.grp, rev = entry.rev + 1;
+                FOR pruned IN
+                    SELECT kept.space, kept.keep FROM unnest(p_step, p_space, p_keep) AS kept(step, space, keep)
+                    WHERE rounds[kept.step + 1] = round AND kept.step <> ALL(refused)
+                LOOP
+                    -- Planned for each space (a plan kept from a small table would scan a large one).
+                    EXECUTE 'DELETE FROM apple_id_mock_entries WHERE space = $1 AND due_at IS NULL AND seq <= ('
+                        'SELECT seq FROM apple_id_mock_entries WHERE space = $1 AND due_at IS NULL '
+                        'ORDER BY seq DESC OFFSET $2 LIMIT 1)' USING pruned.space, pruned.keep;
                 END LOOP;
-                IF NOT ok THEN
-                    refused := refused || step;
-                END IF;
             END LOOP;
             RETURN refused;
         END

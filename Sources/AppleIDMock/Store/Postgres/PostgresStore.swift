@@ -177,6 +177,9 @@ final class PostgresStore: StateStore, Service {
         batches.running.load(ordering: .sequentiallyConsistent) && startupConnection.withLock { $0 == nil }
     }
 
+    /// While steps share statements: their read of the control record comes from a cache, checked at commit.
+    var confirmsControlAtCommit: Bool { batching }
+
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
         async throws
         -> Result
@@ -239,14 +242,18 @@ final class PostgresStore: StateStore, Service {
     }
 
     /// Commits `step` (a check of what `transaction` read, with or without its writes); whether it
-    /// was written. A step that read one entry, not from the cache, and writes nothing needs no check.
+    /// was written. A step that read one entry, not from a cache, and writes nothing needs no check.
+    /// A refused step's reads are forgotten by the caches (it runs again on fresh ones), and so are
+    /// a written step's writes (their versions moved).
     private func commit(_ step: PostgresBatches.Step, of transaction: OptimisticTransaction) async throws -> Bool {
-        let cached = transaction.cachedControls
-        if step.writes.isEmpty, step.reads.count <= 1, cached.isEmpty { return true }
+        if step.writes.isEmpty, step.prunes.isEmpty, step.reads.count <= 1, !transaction.usedCache { return true }
         guard try await batches.commits.submit(step) else {
-            for space in cached { batches.controls.forget(space) }
+            for space in transaction.cachedControls { batches.controls.forget(space) }
+            batches.entries.forget(transaction.readAddresses)
             return false
         }
+        if !step.writes.isEmpty { batches.entries.forget(transaction.writtenAddresses) }
+        for space in transaction.prunedSpaces { batches.entries.forget(space: space) }
         return true
     }
 

@@ -1,0 +1,44 @@
+import Synchronization
+
+/// One `/auth/*` request answered on the control record this replica last read, without reading it
+/// again first, on a store where that read is a round trip (PostgreSQL). The request's steps check
+/// that the record they read is the one it was answered on, and their commit checks that it is
+/// still current; a request that committed no such step reads the record at its end. Either way a
+/// record changed meanwhile (through another replica, say) makes the request run again, reading
+/// the record first, before anything it did was kept: it is answered as if it had read the record
+/// when it started.
+final class ControlConfirmation: Sendable {
+    /// The confirmation of the request under way, if it is answered so.
+    @TaskLocal static var current: ControlConfirmation?
+
+    /// The namespace whose state the request is answered in.
+    let scope: String
+    private let state = Mutex<(used: ControlState?, confirmed: Bool)>((nil, false))
+
+    init(scope: String) {
+        self.scope = scope
+    }
+
+    /// The request's confirmation if it is answered in `scope`'s state.
+    static func of(_ scope: NamespaceScope) -> ControlConfirmation? {
+        guard let confirmation = current, confirmation.scope == scope.name else { return nil }
+        return confirmation
+    }
+
+    /// Notes that the request is answered on `control` without having read it.
+    func use(_ control: ControlState) {
+        state.withLock { if $0.used == nil { $0.used = control } }
+    }
+
+    /// Notes that a step committed, or stood by its refusal, on the record the request was answered on.
+    func confirm() { state.withLock { $0.confirmed = true } }
+
+    /// The record the request was answered on, unless a step confirmed it (`nil`: nothing to check).
+    var unconfirmed: ControlState? { state.withLock { $0.confirmed ? nil : $0.used } }
+}
+
+/// A step found the control record changed since the one its request was answered on (see
+/// `ControlConfirmation`); nothing was kept, and the request runs again, reading the record first.
+struct ControlStale: Error, Sendable, CustomStringConvertible {
+    var description: String { "the control record changed since this replica last read it" }
+}

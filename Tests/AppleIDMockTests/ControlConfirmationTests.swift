@@ -11,51 +11,46 @@ struct ControlConfirmationTests {
     @Test("no statement to read the record; a step on a record changed elsewhere keeps nothing and says so")
     func changedOnAnotherReplica() async throws {
         guard TestPostgres.isAvailable else { return }
-        let url = try await TestPostgres.freshDatabase()
-        try await TestPostgres.withStore(url: url) { firstStore in
-            try await TestPostgres.withStore(url: url) { secondStore in
-                try await StoreConcurrencyTests.waitUntilSharing(firstStore)
-                try await StoreConcurrencyTests.waitUntilSharing(secondStore)
-                let postgres = try #require(secondStore as? PostgresStore)
-                let first = try await Self.state(on: firstStore)
-                let second = try await Self.state(on: secondStore)
-                let before = try await second.current()
+        try await TestPostgres.withReplicaPair { firstStore, secondStore in
+            let postgres = try #require(secondStore as? PostgresStore)
+            let first = try await Self.state(on: firstStore)
+            let second = try await Self.state(on: secondStore)
+            let before = try await second.current()
 
-                // Unchanged: answered without a statement, and a step confirms the record.
-                let quiet = ControlConfirmation(scope: second.scope.name)
-                let statements = postgres.sharedStatements
-                let active = try await ControlConfirmation.$current.withValue(quiet) { try await second.current() }
-                #expect(postgres.sharedStatements == statements)
-                #expect(quiet.unconfirmed == before.control)
-                let consent = try await ControlConfirmation.$current.withValue(quiet) {
-                    try await second.withSession(active) { session, _ in
-                        try await session.consent(userKey: "maria", appGroupId: "example")
-                    }
+            // Unchanged: answered without a statement, and a step confirms the record.
+            let quiet = ControlConfirmation(scope: second.scope.name)
+            let statements = postgres.sharedStatements
+            let active = try await ControlConfirmation.$current.withValue(quiet) { try await second.current() }
+            #expect(postgres.sharedStatements == statements)
+            #expect(quiet.unconfirmed == before.control)
+            let consent = try await ControlConfirmation.$current.withValue(quiet) {
+                try await second.withSession(active) { session, _ in
+                    try await session.consent(userKey: "maria", appGroupId: "example")
                 }
-                #expect(consent == nil)
-                #expect(quiet.unconfirmed == nil)
-
-                // Changed through the other replica: the step refuses before it writes anything.
-                _ = try await first.patchSettings(.object(["codeLifetimeSeconds": .number(60)]))
-                let stale = ControlConfirmation(scope: second.scope.name)
-                await #expect(throws: ControlStale.self) {
-                    try await ControlConfirmation.$current.withValue(stale) {
-                        let active = try await second.current()
-                        try await second.withSession(active) { session, _ in
-                            _ = try await session.authorize(
-                                userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false,
-                                now: Fixture.start)
-                        }
-                    }
-                }
-                #expect(stale.unconfirmed == before.control)
-                #expect(
-                    try await first.withSession(try await first.current()) { session, _ in
-                        try await session.consent(userKey: "maria", appGroupId: "example")
-                    } == nil)
-                // Read again, the record is the one the other replica wrote.
-                #expect(try await second.current().world.settings.codeLifetimeSeconds == 60)
             }
+            #expect(consent == nil)
+            #expect(quiet.unconfirmed == nil)
+
+            // Changed through the other replica: the step refuses before it writes anything.
+            _ = try await first.patchSettings(.object(["codeLifetimeSeconds": .number(60)]))
+            let stale = ControlConfirmation(scope: second.scope.name)
+            await #expect(throws: ControlStale.self) {
+                try await ControlConfirmation.$current.withValue(stale) {
+                    let active = try await second.current()
+                    try await second.withSession(active) { session, _ in
+                        _ = try await session.authorize(
+                            userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false,
+                            now: Fixture.start)
+                    }
+                }
+            }
+            #expect(stale.unconfirmed == before.control)
+            #expect(
+                try await first.withSession(try await first.current()) { session, _ in
+                    try await session.consent(userKey: "maria", appGroupId: "example")
+                } == nil)
+            // Read again, the record is the one the other replica wrote.
+            #expect(try await second.current().world.settings.codeLifetimeSeconds == 60)
         }
     }
 

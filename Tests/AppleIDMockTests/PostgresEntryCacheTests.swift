@@ -10,37 +10,27 @@ struct PostgresEntryCacheTests {
     @Test("an entry one replica read and another changed: the next step on it reads it afresh, nothing is lost")
     func changedOnAnotherReplica() async throws {
         guard TestPostgres.isAvailable else { return }
-        let url = try await TestPostgres.freshDatabase()
-        try await TestPostgres.withStore(url: url) { first in
-            try await TestPostgres.withStore(url: url) { second in
-                try await StoreConcurrencyTests.waitUntilSharing(first)
-                try await StoreConcurrencyTests.waitUntilSharing(second)
-                try await Self.count(on: first)
-                #expect(try await Self.read(on: first) == 1)  // now kept by the first
-                try await Self.count(on: second)
-                // A step that only reads is checked too: the kept 1 is refused, the 2 read afresh.
-                #expect(try await Self.read(on: first) == 2)
-                try await Self.count(on: second)
-                // The first's step reads the kept 2, its commit is refused, and it runs again on 3.
-                try await Self.count(on: first)
-                #expect(try await Self.read(on: second) == 4)
-                #expect(try await Self.read(on: first) == 4)
-            }
+        try await TestPostgres.withReplicaPair { first, second in
+            try await Self.count(on: first)
+            #expect(try await Self.read(on: first) == 1)  // now kept by the first
+            try await Self.count(on: second)
+            // A step that only reads is checked too: the kept 1 is refused, the 2 read afresh.
+            #expect(try await Self.read(on: first) == 2)
+            try await Self.count(on: second)
+            // The first's step reads the kept 2, its commit is refused, and it runs again on 3.
+            try await Self.count(on: first)
+            #expect(try await Self.read(on: second) == 4)
+            #expect(try await Self.read(on: first) == 4)
         }
     }
 
     @Test("an absent entry is kept as absent until a step writes it")
     func absentUntilWritten() async throws {
         guard TestPostgres.isAvailable else { return }
-        let url = try await TestPostgres.freshDatabase()
-        try await TestPostgres.withStore(url: url) { first in
-            try await TestPostgres.withStore(url: url) { second in
-                try await StoreConcurrencyTests.waitUntilSharing(first)
-                try await StoreConcurrencyTests.waitUntilSharing(second)
-                #expect(try await Self.read(on: first) == nil)
-                try await Self.count(on: second)
-                #expect(try await Self.read(on: first) == 1)
-            }
+        try await TestPostgres.withReplicaPair { first, second in
+            #expect(try await Self.read(on: first) == nil)
+            try await Self.count(on: second)
+            #expect(try await Self.read(on: first) == 1)
         }
     }
 

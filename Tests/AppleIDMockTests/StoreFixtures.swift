@@ -83,6 +83,20 @@ enum TestPostgres {
         return "postgres://\(location.user):\(location.password ?? "")@\(location.host):\(location.port)/\(name)"
     }
 
+    /// Two stores on one fresh database, as two replicas, both sharing statements, open while `body` runs.
+    static func withReplicaPair<T: Sendable>(_ body: (any StateStore, any StateStore) async throws -> T)
+        async throws -> T
+    {
+        let url = try await freshDatabase()
+        return try await withStore(url: url) { first in
+            try await withStore(url: url) { second in
+                try await StoreConcurrencyTests.waitUntilSharing(first)
+                try await StoreConcurrencyTests.waitUntilSharing(second)
+                return try await body(first, second)
+            }
+        }
+    }
+
     /// Opens the store at `url`, runs its pool while `body` runs, then stops it. Its steps may wait
     /// 30 s, not the server's 5: these tests check the store's rules, and under a full parallel run
     /// (servers, a browser and PostgreSQL on two cores) a step once waited past 5 s.

@@ -52,6 +52,34 @@ struct ControlPlaneReplicaLiveTests {
         }
     }
 
+    @Test(
+        "replicas: a call whose fault rule fired, then saw the record change on the other replica, is answered once",
+        .enabled(if: TestPostgres.isAvailable))
+    func changedAfterTheFaultFired() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        try await ChildServers.with { children in
+            let (a, b) = try await PostgresReplicaLiveTests.startPair(children, url: url)
+            _ = try await a.client.json("/__admin/faults", #"{"endpoint":"authorize","latencyMilliseconds":1500}"#)
+            _ = try await b.client.get("/auth/keys")  // B reads the record with the rule
+            let pairs = [
+                ("client_id", Fixture.webClient), ("redirect_uri", Fixture.redirect),
+                ("response_type", "code id_token"), ("response_mode", "form_post"), ("scope", "name email"),
+                ("state", "s"), ("login_hint", "sam"), ("nonce", "n"),
+            ]
+            // The rule fires (its count is kept), then the record changes during its latency.
+            async let call = b.client.postForm("/auth/authorize", pairs)
+            try await Task.sleep(for: .milliseconds(600))
+            let patched = try await a.client.json(
+                "/__admin/settings", #"{"idTokenLifetimeSeconds": 600}"#, method: "PATCH")
+            #expect(patched.status == 200)
+            let answer = try await call
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            let rules = try await b.client.get("/__admin/faults").json["faults"] as? [[String: Any]]
+            #expect(rules?.first?["fired"] as? Int == 1, "the call is counted once")
+            await ServerProcess.stop(a, b)
+        }
+    }
+
     @Test("SQLite: a rotated key, fault rules and the journal survive kill -9")
     func sqliteRestart() async throws {
         try await ChildServers.with { children in

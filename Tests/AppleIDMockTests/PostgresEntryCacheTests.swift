@@ -34,6 +34,22 @@ struct PostgresEntryCacheTests {
         }
     }
 
+    @Test("keys that are one string to Swift and two to PostgreSQL (two spellings of é) stay two")
+    func keysByBytes() async throws {
+        guard TestPostgres.isAvailable else { return }
+        try await TestPostgres.withReplicaPair { first, second in
+            let composed = "caf\u{E9}"
+            let decomposed = "cafe\u{301}"
+            try await first.transaction { transaction in
+                try await transaction.put(Spaces.faultCounts, composed, FaultCounts(matched: 1))
+                try await transaction.put(Spaces.faultCounts, decomposed, FaultCounts(matched: 2))
+            }
+            let listed = try await second.transaction { try await $0.list(Spaces.faultCounts) }
+            #expect(listed.map(\.value.matched) == [1, 2])
+            #expect(try await first.transaction { try await $0.get(Spaces.faultCounts, composed)?.matched } == 1)
+        }
+    }
+
     /// Adds one to the counter, in one step.
     private static func count(on store: any StateStore) async throws {
         try await store.transaction { transaction in

@@ -25,12 +25,22 @@ final class ControlConfirmation: Sendable {
         return confirmation
     }
 
-    /// Notes that the request is answered on `control` without having read it.
-    func use(_ control: ControlState) {
-        state.withLock { if $0.used == nil { $0.used = control } }
+    /// The record the request is answered on without having read it, if it is still unconfirmed:
+    /// `current()` answers with it (and notes it) only then, and a step then checks the record it
+    /// reads against it.
+    func use(_ control: ControlState) -> Bool {
+        state.withLock { state in
+            guard !state.confirmed else { return false }
+            if state.used == nil { state.used = control }
+            return true
+        }
     }
 
-    /// Notes that a step committed, or stood by its refusal, on the record the request was answered on.
+    /// Whether the request rests on a record it did not read and no step confirmed yet.
+    var isTentative: Bool { state.withLock { $0.used != nil && !$0.confirmed } }
+
+    /// Notes that a step committed, or stood by its refusal or failed with the database (it may
+    /// have committed): the request is not run again.
     func confirm() { state.withLock { $0.confirmed = true } }
 
     /// The record the request was answered on, unless a step confirmed it (`nil`: nothing to check).

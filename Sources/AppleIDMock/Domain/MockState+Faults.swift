@@ -80,10 +80,27 @@ extension MockState {
     ) async throws -> FaultRule? {
         guard active.control.faults.contains(where: { $0.endpoint == endpoint }) else { return nil }
         let confirmation = ControlConfirmation.of(scope)
-        let fired = try await store.transaction { transaction -> FaultRule? in
+        let fired: FaultRule?
+        do {
+            fired = try await countFaults(endpoint, grantType: grantType, clientId: clientId, active, confirmation)
+        } catch {
+            // A step the database failed may have counted the call: it is not run again.
+            if !(error is ControlStale) { confirmation?.confirm() }
+            throw error
+        }
+        confirmation?.confirm()
+        return fired
+    }
+
+    /// Counts the call against the rules in force, in one step; the rule that fires, if any.
+    private func countFaults(
+        _ endpoint: FaultRule.Endpoint, grantType: String?, clientId: String?, _ active: ActiveScenario,
+        _ confirmation: ControlConfirmation?
+    ) async throws -> FaultRule? {
+        try await store.transaction { transaction -> FaultRule? in
             let control = try await transaction.get(Spaces.control, ControlState.key)
             // The call runs again if the rules it was answered on changed: it is counted once.
-            if confirmation != nil { try Self.require(control, of: active, confirmation) }
+            if confirmation?.isTentative == true { try Self.require(control, of: active, confirmation) }
             let rules = control?.faults ?? []
             for rule in rules where rule.matches(endpoint, grantType: grantType, clientId: clientId) {
                 var counts = try await transaction.get(Spaces.faultCounts, rule.id) ?? FaultCounts()
@@ -96,7 +113,5 @@ extension MockState {
             }
             return nil
         }
-        confirmation?.confirm()
-        return fired
     }
 }

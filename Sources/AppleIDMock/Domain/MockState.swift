@@ -116,8 +116,9 @@ final class MockState: Sendable {
     /// The state in force now (the world is rebuilt only when the control record changed).
     func current() async throws -> ActiveScenario {
         let known = cached.withLock { $0 }
-        if let known, let confirmation = ControlConfirmation.of(scope), store.confirmsControlAtCommit {
+        if let known, let confirmation = ControlConfirmation.of(scope), store.confirmsControlAtCommit,
             confirmation.use(known.control)
+        {
             return known
         }
         let (revision, value) = try await store.control(ifChangedFrom: known?.revision)
@@ -214,20 +215,21 @@ final class MockState: Sendable {
             }
             confirmation?.confirm()
             return result
-        } catch let refusal as AppleError {
-            // A refusal stands only on what the step read as current, the control record included.
-            confirmation?.confirm()
-            throw refusal
+        } catch {
+            // A refusal stands only on what the step read as current, the control record included;
+            // a step the database failed may have committed: either way the call is not run again.
+            if !(error is ControlStale || error is SessionChanged) { confirmation?.confirm() }
+            throw error
         }
     }
 
     /// Inside a step: refuses unless `stored`, the control record as the step read it, is the one
-    /// `active` was built on: the same epoch (else `SessionChanged`), or for a request that
-    /// confirms the record (`confirmation`), the same record (else `ControlStale`).
+    /// `active` was built on: the same epoch (else `SessionChanged`), or while the request rests on
+    /// a record it did not read (`confirmation`), the same record (else `ControlStale`).
     static func require(_ stored: ControlState?, of active: ActiveScenario, _ confirmation: ControlConfirmation?)
         throws
     {
-        if confirmation != nil {
+        if confirmation?.isTentative == true {
             guard stored == active.control else { throw ControlStale() }
         } else {
             guard stored?.epoch == active.control.epoch else { throw SessionChanged() }

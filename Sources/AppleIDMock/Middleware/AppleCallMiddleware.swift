@@ -49,7 +49,8 @@ struct AppleCallMiddleware: RouterMiddleware {
             if let first = confirmation {
                 confirmation = nil
                 if case .failure(let error) = run.outcome, error is ControlStale { continue }
-                if let used = first.unconfirmed, let now = try? await state.current(), now.control != used { continue }
+                // Unreadable (the database failed, the namespace was deleted): the next run reports it.
+                if let used = first.unconfirmed, (try? await state.current())?.control != used { continue }
             }
             let status: Int
             switch run.outcome {

@@ -33,6 +33,8 @@ struct AppleErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             throw error  // the router's own answers (404)
+        } catch let stale as ControlStale {
+            throw stale  // `AppleCallMiddleware` runs the call again
         } catch {
             let endpoint = context.routeGroup.appleEndpoint ?? ApplePath.group
             let (refusal, status) = classify(error, requestId: context.id, endpoint: endpoint)

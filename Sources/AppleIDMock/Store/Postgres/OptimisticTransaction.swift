@@ -136,6 +136,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         guard !key.contains("\u{0}") else {
             throw StoreUnavailable(cause: "PostgreSQL cannot store a key that holds NUL")
         }
+        try refuseAfterPrune(space.name)
         let text = try StoreCoding.text(value)
         let address = EntryAddress(space: space.name, key: key)
         state.withLock { state in
@@ -150,6 +151,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
 
     func delete<Value>(_ space: StoreSpace<Value>, _ key: String) async throws {
         guard !key.contains("\u{0}") else { return }
+        try refuseAfterPrune(space.name)
         let address = EntryAddress(space: space.name, key: key)
         state.withLock { state in
             state.writes.append(PostgresBatches.Write(space: space.name, key: key, text: nil, index: EntryIndex()))
@@ -193,6 +195,12 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         state.withLock { $0.prunes.append(PostgresBatches.Prune(space: space.name, keep: max(0, keep))) }
     }
 
+    /// The commit makes a step's prunes after its writes: a write to a space the step pruned
+    /// before runs under the write lock, in the order the step made them.
+    private func refuseAfterPrune(_ space: String) throws {
+        if state.withLock({ state in state.prunes.contains { $0.space == space } }) { try refuse() }
+    }
+
     /// The spaces the step prunes.
     var prunedSpaces: [String] { state.withLock { $0.prunes.map(\.space) } }
 }
@@ -213,10 +221,21 @@ struct PostgresLister: Sendable {
     }
 }
 
-/// An entry's place: its space's stored name and its key.
+/// An entry's place: its space's stored name and its key, told apart byte by byte as PostgreSQL
+/// does (Swift's `==` holds two spellings of "é" equal, which are two keys there).
 struct EntryAddress: Hashable, Sendable {
     var space: String
     var key: String
+
+    static func == (left: EntryAddress, right: EntryAddress) -> Bool {
+        left.space.utf8.elementsEqual(right.space.utf8) && left.key.utf8.elementsEqual(right.key.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for byte in space.utf8 { hasher.combine(byte) }
+        hasher.combine(UInt8(0xFF))  // never in UTF-8: the space ends here
+        for byte in key.utf8 { hasher.combine(byte) }
+    }
 }
 
 /// A step asked for what an optimistic step cannot check (a list, a prune, a clear): the store

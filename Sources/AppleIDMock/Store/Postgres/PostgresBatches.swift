@@ -189,11 +189,11 @@ final class PostgresBatches: Sendable {
         async throws -> [Result<Bool, any Error>]
     {
         var statement = CommitSteps()
-        for (position, step) in batch.enumerated() {
-            statement.append(step, at: Int32(position))
+        var refused: Set<Int32> = []
+        for (position, step) in batch.enumerated() where !statement.append(step, at: Int32(position)) {
+            refused.insert(Int32(position))
         }
         let rows = try await connection.execute(statement, logger: logger)
-        var refused: Set<Int32> = []
         for try await steps in rows { refused.formUnion(steps) }
         return (0..<batch.count).map { .success(!refused.contains(Int32($0))) }
     }
@@ -301,10 +301,16 @@ private struct CommitSteps: PostgresPreparedStatement {
     /// The round under way, what its steps write, and the spaces they prune.
     private var round: Int32 = 0
     private var writtenInRound: Set<EntryAddress> = []
+    private var writtenInBatch: Set<EntryAddress> = []
     private var prunedInRound: Set<String> = []
 
-    /// Adds `step`, the batch's `position`th.
-    mutating func append(_ step: PostgresBatches.Step, at position: Int32) {
+    /// Adds `step`, the batch's `position`th; `false` leaves it out, refused: it read what an
+    /// earlier step of the batch writes, so its check would fail unless that step's did (it runs
+    /// again; a hot entry would otherwise cost a round per step).
+    mutating func append(_ step: PostgresBatches.Step, at position: Int32) -> Bool {
+        if step.reads.contains(where: { writtenInBatch.contains(EntryAddress(space: $0.space, key: $0.key)) }) {
+            return false
+        }
         var last: [EntryAddress: PostgresBatches.Write] = [:]
         var order: [EntryAddress] = []
         for write in step.writes {
@@ -323,6 +329,7 @@ private struct CommitSteps: PostgresPreparedStatement {
             prunedInRound = []
         }
         writtenInRound.formUnion(order)
+        writtenInBatch.formUnion(order)
         prunedInRound.formUnion(step.prunes.map(\.space))
         rounds.append(round)
         for prune in step.prunes {
@@ -349,6 +356,7 @@ private struct CommitSteps: PostgresPreparedStatement {
             writeHasGroup.append(write.index.group != nil)
             writeGroup.append(write.index.group ?? "")
         }
+        return true
     }
 
     func makeBindings() throws -> PostgresBindings {

@@ -366,6 +366,10 @@ final class PostgresStore: StateStore, Service {
     ) async throws -> [(space: String, key: String, value: Value)] {
         try await withDeadline {
             try await self.withConnection { connection in
+                // Polled 20 times a second by each replica: the write lock only when something is due.
+                guard try await Self.anyDue(space.name, now: now, on: connection, logger: self.logger) else {
+                    return []
+                }
                 // READ COMMITTED with SKIP LOCKED: replicas take disjoint rows without conflicts.
                 try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
                 do {
@@ -402,9 +406,34 @@ final class PostgresStore: StateStore, Service {
         }
     }
 
+    /// Whether an entry of `space`, or of a namespace's copy of it, is due at `now` (read without
+    /// the lock: one that falls due meanwhile is taken at the next poll).
+    private static func anyDue(_ space: String, now: Date, on connection: PostgresConnection, logger: Logger)
+        async throws -> Bool
+    {
+        let rows = try await connection.query(
+            """
+            SELECT EXISTS (SELECT 1 FROM apple_id_mock_entries
+                WHERE (space = \(space) OR space LIKE \("%/" + space)) AND due_at <= \(now.timeIntervalSince1970))
+            """, logger: logger)
+        var due = false
+        for try await found in rows.decode(Bool.self) { due = found }
+        return due
+    }
+
     func sweep(expiredBefore now: Date) async throws -> Int {
         try await withDeadline {
             try await self.withConnection { connection in
+                // The write lock only when something expired (an entry that expires meanwhile goes next time).
+                var expired = false
+                for try await found in try await connection.query(
+                    """
+                    SELECT EXISTS (SELECT 1 FROM apple_id_mock_entries WHERE expires_at < \(now.timeIntervalSince1970))
+                    """, logger: self.logger
+                ).decode(Bool.self) {
+                    expired = found
+                }
+                guard expired else { return 0 }
                 try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
                 do {
                     try await Self.takeWriteLock(on: connection, logger: self.logger)

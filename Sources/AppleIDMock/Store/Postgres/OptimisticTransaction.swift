@@ -232,9 +232,17 @@ struct EntryAddress: Hashable, Sendable {
     }
 
     func hash(into hasher: inout Hasher) {
-        for byte in space.utf8 { hasher.combine(byte) }
+        Self.combine(space, into: &hasher)
         hasher.combine(UInt8(0xFF))  // never in UTF-8: the space ends here
-        for byte in key.utf8 { hasher.combine(byte) }
+        Self.combine(key, into: &hasher)
+    }
+
+    /// Feeds `text`'s UTF-8 bytes to `hasher` (at once when they are contiguous, as a native string's are).
+    private static func combine(_ text: String, into hasher: inout Hasher) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
+        if done == nil { for byte in text.utf8 { hasher.combine(byte) } }
     }
 }
 

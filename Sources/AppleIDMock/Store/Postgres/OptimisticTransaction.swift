@@ -24,9 +24,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         var prunes: [PostgresBatches.Prune] = []
         /// What the step wrote, for its own reads (`nil` text: deleted).
         var written: [EntryAddress: String?] = [:]
-        /// Control spaces whose record came from the control cache.
-        var cachedControls: [String] = []
-        /// Whether any read came from a cache (the commit must then check even a lone read).
+        /// Whether any read came from the cache (the commit must then check even a lone read).
         var usedCache = false
         /// How many lists the step read.
         var lists = 0
@@ -61,10 +59,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
         }
     }
 
-    /// The control spaces the step read from the control cache (forgotten when its commit is refused).
-    var cachedControls: [String] { state.withLock { $0.cachedControls } }
-
-    /// Whether any read came from a cache, so that only the commit's check makes it current.
+    /// Whether any read came from the cache, so that only the commit's check makes it current.
     var usedCache: Bool { state.withLock { $0.usedCache } }
 
     /// Every entry the step read.
@@ -86,48 +81,31 @@ final class OptimisticTransaction: StateTransaction, Sendable {
             return try written.map { try StoreCoding.decoder.decode(Value.self, from: Data($0.utf8)) }
         }
         if let seen { return seen.value as? Value }
-        let isControl = key == ControlState.key && ControlCache.holdsControl(space.name)
-        if isControl, let cached = batches.controls.entry(space.name), let value = cached.value as? Value {
-            remember(address, Seen(version: cached.version, value: value), from: .controls)
-            return value
-        }
-        if !isControl, let cached = batches.entries.entry(address) {
+        if let cached = batches.entries.entry(address) {
             if cached.value == nil {
-                remember(address, Seen(version: cached.version, value: nil), from: .entries)
+                remember(address, Seen(version: cached.version, value: nil), cached: true)
                 return nil
             }
             if let value = cached.value as? Value {
-                remember(address, Seen(version: cached.version, value: value), from: .entries)
+                remember(address, Seen(version: cached.version, value: value), cached: true)
                 return value
             }
         }
         let stored = try await batches.reads.submit(PostgresBatches.Read(space: space.name, key: key))
         let value = try stored.text.map { try StoreCoding.decoder.decode(Value.self, from: Data($0.utf8)) }
-        remember(address, Seen(version: stored.version, value: value), from: nil)
-        if isControl {
-            if let control = value as? ControlState {
-                batches.controls.keep(control, at: stored.version, in: space.name)
-            }
-        } else if (stored.text?.utf8.count ?? 0) <= EntryCache.largestText {
-            batches.entries.keep(address, EntryCache.Entry(version: stored.version, value: value))
-        }
+        remember(address, Seen(version: stored.version, value: value), cached: false)
+        batches.entries.keep(address, EntryCache.Entry(version: stored.version, value: value), text: stored.text)
         return value
     }
 
-    /// The cache a read came from.
-    private enum Cache {
-        case controls, entries
-    }
-
     /// Notes the version first seen of `address` (a later read of it sees the same, or the commit
-    /// fails), and the cache it came from (`nil`: read from the database).
-    private func remember(_ address: EntryAddress, _ seen: Seen, from cache: Cache?) {
+    /// fails), and whether it came from the cache.
+    private func remember(_ address: EntryAddress, _ seen: Seen, cached: Bool) {
         state.withLock { state in
             guard state.checks[address] == nil else { return }
             state.checks[address] = seen
             state.checkOrder.append(address)
-            if cache != nil { state.usedCache = true }
-            if cache == .controls { state.cachedControls.append(address.space) }
+            if cached { state.usedCache = true }
         }
     }
 

@@ -69,10 +69,8 @@ final class PostgresBatches: Sendable {
     let running = Atomic<Bool>(false)
     /// How many statements the loops sent (for tests and metrics).
     let statements = Atomic<Int>(0)
-    /// The newest control record seen per space (its version and value): a step reads it without a
-    /// round trip, and the commit's check catches a stale one.
-    let controls = ControlCache()
-    /// Other entries as last read (see `EntryCache`).
+    /// Entries as last read, the control records included: a step reads them without a round
+    /// trip, and the commit's check catches a stale one (see `EntryCache`).
     let entries = EntryCache()
 
     private let logger: Logger
@@ -206,40 +204,6 @@ struct EntryVersion: Sendable, Hashable {
     var rev: Int64
 
     static let absent = EntryVersion(seq: 0, rev: 0)
-}
-
-/// The newest control record seen per space, decoded, with its version (bounded: cleared when full).
-final class ControlCache: Sendable {
-    /// A record and the version it was read at.
-    struct Entry: Sendable {
-        var version: EntryVersion
-        var value: ControlState
-    }
-
-    private let entries = Mutex<[String: Entry]>([:])
-    private static let limit = 4096
-
-    /// Whether `space` holds control records (the default namespace's or a namespace's copy).
-    static func holdsControl(_ space: String) -> Bool {
-        space == Spaces.control.name || space.hasSuffix("/" + Spaces.control.name)
-    }
-
-    func entry(_ space: String) -> Entry? { entries.withLock { $0[space] } }
-
-    /// Keeps `value` unless the entry kept is newer (an answer that arrives late is not kept).
-    func keep(_ value: ControlState, at version: EntryVersion, in space: String) {
-        entries.withLock { entries in
-            if let kept = entries[space]?.version,
-                kept.seq > version.seq || (kept.seq == version.seq && kept.rev >= version.rev)
-            {
-                return
-            }
-            if entries.count >= Self.limit, entries[space] == nil { entries.removeAll() }
-            entries[space] = Entry(version: version, value: value)
-        }
-    }
-
-    func forget(_ space: String) { _ = entries.withLock { $0.removeValue(forKey: space) } }
 }
 
 /// The batch read as a prepared statement (parsed and planned once per connection): each entry's

@@ -248,7 +248,6 @@ final class PostgresStore: StateStore, Service {
     private func commit(_ step: PostgresBatches.Step, of transaction: OptimisticTransaction) async throws -> Bool {
         if step.writes.isEmpty, step.prunes.isEmpty, step.reads.count <= 1, !transaction.usedCache { return true }
         guard try await batches.commits.submit(step) else {
-            for space in transaction.cachedControls { batches.controls.forget(space) }
             batches.entries.forget(transaction.readAddresses)
             return false
         }
@@ -302,7 +301,11 @@ final class PostgresStore: StateStore, Service {
                 let value = try stored.text.map {
                     try StoreCoding.decoder.decode(ControlState.self, from: Data($0.utf8))
                 }
-                if let value { self.batches.controls.keep(value, at: stored.version, in: space) }
+                if let value, let text = stored.text {
+                    self.batches.entries.keep(
+                        EntryAddress(space: space, key: ControlState.key),
+                        EntryCache.Entry(version: stored.version, value: value), text: text)
+                }
                 return (stored.version.rev, value)
             }
         }

@@ -141,6 +141,25 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(
+        "a sweep frees a burst larger than one of its steps, those that expired only, and counts them all",
+        arguments: TestPostgres.storeKinds)
+    func sweepBurst(kind: StoreKind) async throws {
+        let expired = max(MemoryStore.sweepBatch, PostgresStore.sweepBatch) + 25
+        try await kind.withFreshStore { store in
+            try await store.transaction { transaction in
+                for index in 0..<(expired + 10) {
+                    let expiry = now.addingTimeInterval(index < expired ? 60 : 7_200)
+                    try await transaction.put(
+                        Spaces.deletedAccounts, "user-\(index)", Marker(at: now), index: EntryIndex(expiresAt: expiry))
+                }
+            }
+            #expect(try await store.sweep(expiredBefore: now.addingTimeInterval(3_600)) == expired)
+            let left = try await store.transaction { try await $0.list(Spaces.deletedAccounts) }
+            #expect(left.map(\.key) == (expired..<(expired + 10)).map { "user-\($0)" })
+        }
+    }
+
     @Test("listing keeps insertion order; prune keeps the newest; clear empties", arguments: TestPostgres.storeKinds)
     func orderPruneClear(kind: StoreKind) async throws {
         try await kind.withFreshStore { store in
@@ -155,6 +174,35 @@ struct StoreConformanceTests {
             try await store.transaction { try await $0.clear([Spaces.deletedAccounts.name]) }
             let left = try await store.transaction { try await $0.list(Spaces.deletedAccounts).count }
             #expect(left == 0)
+        }
+    }
+
+    @Test(
+        "a prune passes over due entries, and takes one once it is no longer due", arguments: TestPostgres.storeKinds)
+    func pruneAfterDue(kind: StoreKind) async throws {
+        try await kind.withFreshStore { store in
+            let space = Spaces.deletedAccounts
+            try await store.transaction { transaction in
+                for index in 0..<3 {
+                    try await transaction.put(space, "due-\(index)", Marker(at: now), index: EntryIndex(dueAt: Date()))
+                }
+            }
+            for index in 0..<10 {
+                try await store.transaction { transaction in
+                    try await transaction.put(space, "done-\(index)", Marker(at: now))
+                    try await transaction.prune(space, keep: 5)
+                }
+            }
+            var keys = try await store.transaction { try await $0.list(space).map(\.key) }
+            #expect(keys == ["due-0", "due-1", "due-2"] + (5..<10).map { "done-\($0)" })
+            // Delivered: no longer due, and the oldest of those a prune may take.
+            try await store.transaction { try await $0.put(space, "due-1", Marker(at: now)) }
+            try await store.transaction { transaction in
+                try await transaction.put(space, "done-10", Marker(at: now))
+                try await transaction.prune(space, keep: 5)
+            }
+            keys = try await store.transaction { try await $0.list(space).map(\.key) }
+            #expect(keys == ["due-0", "due-2"] + (6..<11).map { "done-\($0)" })
         }
     }
 

@@ -246,35 +246,60 @@ private struct ReadEntries: PostgresPreparedStatement {
 /// a step that reads or writes an entry that an earlier step of its round writes, or touches a
 /// space it prunes, opens a new round (the function checks and writes a round as a whole), and a
 /// step's writes of one entry are folded into its last.
+///
+/// The steps of a round that read one entry at one version share one check (every step reads the
+/// control record; under load many read the same consent). A put is sent as new when the step
+/// read the entry as absent (checked, so it still is) or did not read it at all (a code, a token,
+/// a journal entry: new keys); the function inserts those without looking for a row to update,
+/// and looks only if one was there after all.
 private struct CommitSteps: PostgresPreparedStatement {
-    static let name = "apple_id_mock_commit_pruning"
+    static let name = "apple_id_mock_commit_shared_checks"
     static let sql = """
         SELECT apple_id_mock_commit_steps($1::int4[], $2::int4[], $3::text[], $4::text[], $5::int8[], $6::int8[],
-            $7::int4[], $8::bool[], $9::text[], $10::text[], $11::text[], $12::float8[], $13::float8[], $14::bool[],
-            $15::text[], $16::int4[], $17::text[], $18::int4[])
+            $7::int4[], $8::int4[], $9::int4[], $10::int2[], $11::text[], $12::text[], $13::text[], $14::float8[],
+            $15::float8[], $16::bool[], $17::text[], $18::int4[], $19::text[], $20::int4[])
         """
     typealias Row = [Int32]
 
+    /// How the function writes an entry.
+    enum WriteKind: Int16 {
+        case delete = 0
+        /// Inserted, or updated if it is there.
+        case upsert = 1
+        /// Inserted: expected absent (updated, like an upsert, if it is there after all).
+        case insert = 2
+    }
+
     var rounds: [Int32] = []
-    var readStep: [Int32] = [], readSpace: [String] = [], readKey: [String] = []
-    var readSeq: [Int64] = [], readRev: [Int64] = []
-    var writeStep: [Int32] = [], writePut: [Bool] = [], writeSpace: [String] = [], writeKey: [String] = []
+    var checkRound: [Int32] = [], checkSpace: [String] = [], checkKey: [String] = []
+    var checkSeq: [Int64] = [], checkRev: [Int64] = []
+    var readStep: [Int32] = [], readCheck: [Int32] = []
+    var writeStep: [Int32] = [], writeKind: [Int16] = [], writeSpace: [String] = [], writeKey: [String] = []
     var writeValue: [String] = [], writeExpires: [Double] = [], writeDue: [Double] = []
     var writeHasGroup: [Bool] = [], writeGroup: [String] = []
     var pruneStep: [Int32] = [], pruneSpace: [String] = [], pruneKeep: [Int32] = []
-    /// The round under way, what its steps write, and the spaces they prune.
+    /// The round under way, what its steps write, the spaces they prune, and its checks (their
+    /// positions, from 1).
     private var round: Int32 = 0
     private var writtenInRound: Set<EntryAddress> = []
     private var writtenInBatch: Set<EntryAddress> = []
     private var prunedInRound: Set<String> = []
+    private var checksInRound: [CheckedVersion: Int32] = [:]
+
+    /// An entry at the version a step read.
+    private struct CheckedVersion: Hashable {
+        var address: EntryAddress
+        var version: EntryVersion
+    }
 
     /// Adds `step`, the batch's `position`th; `false` leaves it out, refused: it read what an
     /// earlier step of the batch writes, so its check would fail unless that step's did (it runs
     /// again; a hot entry would otherwise cost a round per step).
     mutating func append(_ step: PostgresBatches.Step, at position: Int32) -> Bool {
-        if step.reads.contains(where: { writtenInBatch.contains(EntryAddress(space: $0.space, key: $0.key)) }) {
-            return false
+        let reads = step.reads.map {
+            CheckedVersion(address: EntryAddress(space: $0.space, key: $0.key), version: $0.version)
         }
+        if reads.contains(where: { writtenInBatch.contains($0.address) }) { return false }
         var last: [EntryAddress: PostgresBatches.Write] = [:]
         var order: [EntryAddress] = []
         for write in step.writes {
@@ -282,15 +307,14 @@ private struct CommitSteps: PostgresPreparedStatement {
             if last.updateValue(write, forKey: address) == nil { order.append(address) }
         }
         let touches =
-            step.reads.contains {
-                writtenInRound.contains(EntryAddress(space: $0.space, key: $0.key)) || prunedInRound.contains($0.space)
-            }
+            reads.contains { writtenInRound.contains($0.address) || prunedInRound.contains($0.address.space) }
             || order.contains { writtenInRound.contains($0) || prunedInRound.contains($0.space) }
             || step.prunes.contains { prunedInRound.contains($0.space) }
         if touches {
             round += 1
             writtenInRound = []
             prunedInRound = []
+            checksInRound = [:]
         }
         writtenInRound.formUnion(order)
         writtenInBatch.formUnion(order)
@@ -301,17 +325,29 @@ private struct CommitSteps: PostgresPreparedStatement {
             pruneSpace.append(prune.space)
             pruneKeep.append(Int32(clamping: prune.keep))
         }
-        for check in step.reads {
+        var readVersions: [EntryAddress: EntryVersion] = [:]
+        for read in reads {
+            readVersions[read.address] = read.version
             readStep.append(position)
-            readSpace.append(check.space)
-            readKey.append(check.key)
-            readSeq.append(check.version.seq)
-            readRev.append(check.version.rev)
+            if let check = checksInRound[read] {
+                readCheck.append(check)
+                continue
+            }
+            let check = Int32(checkRound.count + 1)
+            checksInRound[read] = check
+            readCheck.append(check)
+            checkRound.append(round)
+            checkSpace.append(read.address.space)
+            checkKey.append(read.address.key)
+            checkSeq.append(read.version.seq)
+            checkRev.append(read.version.rev)
         }
         for address in order {
             guard let write = last[address] else { continue }
+            let kind: WriteKind =
+                write.text == nil ? .delete : (readVersions[address] ?? .absent) == .absent ? .insert : .upsert
             writeStep.append(position)
-            writePut.append(write.text != nil)
+            writeKind.append(kind.rawValue)
             writeSpace.append(write.space)
             writeKey.append(write.key)
             writeValue.append(write.text ?? "")
@@ -324,15 +360,17 @@ private struct CommitSteps: PostgresPreparedStatement {
     }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 18)
+        var bindings = PostgresBindings(capacity: 20)
         bindings.append(rounds)
+        bindings.append(checkRound)
+        bindings.append(checkSpace)
+        bindings.append(checkKey)
+        bindings.append(checkSeq)
+        bindings.append(checkRev)
         bindings.append(readStep)
-        bindings.append(readSpace)
-        bindings.append(readKey)
-        bindings.append(readSeq)
-        bindings.append(readRev)
+        bindings.append(readCheck)
         bindings.append(writeStep)
-        bindings.append(writePut)
+        bindings.append(writeKind)
         bindings.append(writeSpace)
         bindings.append(writeKey)
         bindings.append(writeValue)

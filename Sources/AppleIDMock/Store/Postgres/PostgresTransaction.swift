@@ -90,10 +90,6 @@ final class PostgresTransaction: StateTransaction {
 
     func prune<Value>(_ space: StoreSpace<Value>, keep: Int) async throws {
         try await connection.query(
-            """
-            DELETE FROM apple_id_mock_entries WHERE space = \(space.name) AND due_at IS NULL AND seq <= (
-                SELECT seq FROM apple_id_mock_entries WHERE space = \(space.name) AND due_at IS NULL
-                ORDER BY seq DESC OFFSET \(keep) LIMIT 1)
-            """, logger: logger)
+            "SELECT apple_id_mock_prune(\(space.name), \(Int32(clamping: keep)))", logger: logger)
     }
 }

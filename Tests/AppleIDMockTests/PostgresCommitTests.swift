@@ -73,6 +73,51 @@ struct PostgresCommitTests {
         }
     }
 
+    @Test("a prune mark left above every entry (state tables made anew) is not trusted: the oldest go")
+    func staleMark() async throws {
+        guard TestPostgres.isAvailable else { return }
+        let url = try await TestPostgres.freshDatabase()
+        try await TestPostgres.withStore(url: url) { store in
+            try await TestPostgres.run(
+                "INSERT INTO apple_id_mock_prune_marks (space, seq) VALUES ('\(Spaces.deletedAccounts.name)', 1000000)",
+                in: url)
+            for index in 0..<12 {
+                try await store.transaction { transaction in
+                    try await transaction.put(Spaces.deletedAccounts, "user-\(index)", Marker(at: Date()))
+                    try await transaction.prune(Spaces.deletedAccounts, keep: 10)
+                }
+            }
+            let keys = try await store.transaction { try await $0.list(Spaces.deletedAccounts).map(\.key) }
+            #expect(keys == (2..<12).map { "user-\($0)" })
+        }
+    }
+
+    @Test("a call of many rounds inserts without a lookup in its first rounds only (a subtransaction each)")
+    func fewSubtransactions() async throws {
+        guard TestPostgres.isAvailable else { return }
+        let url = try await TestPostgres.freshDatabase()
+        try await TestPostgres.withStore(url: url) { _ in
+            // Twelve steps, each inserting one new entry and pruning the space: one round each.
+            let steps = (0..<12).map(String.init).joined(separator: ",")
+            let rounds = steps
+            let keys = (0..<12).map { "\"k\($0)\"" }.joined(separator: ",")
+            let twelve = { (value: String) in Array(repeating: value, count: 12).joined(separator: ",") }
+            let refused = try await TestPostgres.run(
+                """
+                SELECT apple_id_mock_commit_steps('{\(rounds)}', '{}', '{}', '{}', '{}', '{}', '{}', '{}',
+                    '{\(steps)}', '{\(twelve("2"))}', '{\(twelve("s"))}', '{\(keys)}', '{\(twelve("\"{}\""))}',
+                    '{\(twelve("NaN"))}', '{\(twelve("NaN"))}', '{\(twelve("f"))}', '{\(twelve("\"\""))}',
+                    '{\(steps)}', '{\(twelve("s"))}', '{\(twelve("100"))}')::text
+                """, in: url)
+            #expect(refused == ["{}"])
+            let counts = try await TestPostgres.run(
+                "SELECT count(*) || ' ' || count(DISTINCT xmin::text) FROM apple_id_mock_entries WHERE space = 's'",
+                in: url)
+            // Four rounds in subtransactions of their own, the other eight in the call's transaction.
+            #expect(counts == ["12 5"])
+        }
+    }
+
     /// Sets the rule's count, in one step.
     private static func setRule(_ matched: Int, on store: any StateStore) async throws {
         try await store.transaction { transaction in

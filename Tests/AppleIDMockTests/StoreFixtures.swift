@@ -74,13 +74,32 @@ enum TestPostgres {
             throw StoreOpeningError(location: url, cause: "not a postgres URL")
         }
         let name = "test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16))"
+        try await run("CREATE DATABASE \(name)", in: url)
+        return "postgres://\(location.user):\(location.password ?? "")@\(location.host):\(location.port)/\(name)"
+    }
+
+    /// Runs `sql` on its own connection to the database at `url` (a test's hand on the tables);
+    /// returns the first column of its rows, which must be text.
+    @discardableResult
+    static func run(_ sql: String, in url: String) async throws -> [String] {
+        guard case .postgres(let location) = try StoreLocation(parsing: url) else {
+            throw StoreOpeningError(location: url, cause: "not a postgres URL")
+        }
         let connection = try await PostgresConnection.connect(
             configuration: .init(
                 host: location.host, port: location.port, username: location.user, password: location.password,
                 database: location.database, tls: .disable), id: 1, logger: quietLogger)
-        try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: quietLogger)
-        try await connection.close()
-        return "postgres://\(location.user):\(location.password ?? "")@\(location.host):\(location.port)/\(name)"
+        do {
+            var values: [String] = []
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: quietLogger) {
+                values.append(try row.decode(String.self))
+            }
+            try await connection.close()
+            return values
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 
     /// Two stores on one fresh database, as two replicas, both sharing statements, open while `body` runs.

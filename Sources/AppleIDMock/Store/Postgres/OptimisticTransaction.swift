@@ -70,7 +70,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
 
     func get<Value>(_ space: StoreSpace<Value>, _ key: String) async throws -> Value? {
         // PostgreSQL text cannot hold NUL, so no stored key has one (a forged code or token may).
-        guard !key.contains("\u{0}") else { return nil }
+        guard !key.utf8.contains(0) else { return nil }
         let address = EntryAddress(space: space.name, key: key)
         let (written, seen, pruned) = state.withLock { state in
             (state.written[address], state.checks[address], state.prunes.contains { $0.space == space.name })
@@ -111,7 +111,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
 
     func put<Value>(_ space: StoreSpace<Value>, _ key: String, _ value: Value, index: EntryIndex) async throws {
         try Spaces.require(space.name)
-        guard !key.contains("\u{0}") else {
+        guard !key.utf8.contains(0) else {
             throw StoreUnavailable(cause: "PostgreSQL cannot store a key that holds NUL")
         }
         try refuseAfterPrune(space.name)
@@ -128,7 +128,7 @@ final class OptimisticTransaction: StateTransaction, Sendable {
     }
 
     func delete<Value>(_ space: StoreSpace<Value>, _ key: String) async throws {
-        guard !key.contains("\u{0}") else { return }
+        guard !key.utf8.contains(0) else { return }
         try refuseAfterPrune(space.name)
         let address = EntryAddress(space: space.name, key: key)
         state.withLock { state in
@@ -206,7 +206,16 @@ struct EntryAddress: Hashable, Sendable {
     var key: String
 
     static func == (left: EntryAddress, right: EntryAddress) -> Bool {
-        left.space.utf8.elementsEqual(right.space.utf8) && left.key.utf8.elementsEqual(right.key.utf8)
+        sameBytes(left.key, right.key) && sameBytes(left.space, right.space)
+    }
+
+    /// Whether `left` and `right` are the same UTF-8 bytes (compared at once when both are contiguous).
+    private static func sameBytes(_ left: String, _ right: String) -> Bool {
+        guard left.utf8.count == right.utf8.count else { return false }
+        let same = left.utf8.withContiguousStorageIfAvailable { leftBytes in
+            right.utf8.withContiguousStorageIfAvailable { leftBytes.elementsEqual($0) }
+        }
+        return (same ?? nil) ?? left.utf8.elementsEqual(right.utf8)
     }
 
     func hash(into hasher: inout Hasher) {

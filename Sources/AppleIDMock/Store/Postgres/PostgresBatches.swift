@@ -252,7 +252,7 @@ private struct ReadEntries: PostgresPreparedStatement {
 /// read the entry as absent (checked, so it still is) or did not read it at all (a code, a token,
 /// a journal entry: new keys); the function inserts those without looking for a row to update,
 /// and looks only if one was there after all.
-private struct CommitSteps: PostgresPreparedStatement {
+struct CommitSteps: PostgresPreparedStatement {
     static let name = "apple_id_mock_commit_shared_checks"
     static let sql = """
         SELECT apple_id_mock_commit_steps($1::int4[], $2::int4[], $3::text[], $4::text[], $5::int8[], $6::int8[],
@@ -299,7 +299,11 @@ private struct CommitSteps: PostgresPreparedStatement {
         let reads = step.reads.map {
             CheckedVersion(address: EntryAddress(space: $0.space, key: $0.key), version: $0.version)
         }
-        if reads.contains(where: { writtenInBatch.contains($0.address) }) { return false }
+        if reads.contains(where: { writtenInBatch.contains($0.address) }) {
+            // Still one round per position: the function finds each step's round by its position.
+            rounds.append(round)
+            return false
+        }
         var last: [EntryAddress: PostgresBatches.Write] = [:]
         var order: [EntryAddress] = []
         for write in step.writes {

@@ -48,8 +48,10 @@ enum PostgresSchema {
                 "INSERT INTO apple_id_mock_meta (name, value) VALUES ('schema_version', \(version))", logger: logger)
             logger.notice("created the state tables", metadata: ["idp.store": .string(location)])
         }
-        // Added after the first release of schema version 1: made on every start.
+        // Added after the first release of schema version 1: made on every start, emptied with new
+        // state tables (their sequence starts again).
         _ = try await connection.query(PostgresQuery(unsafeSQL: pruneMarks), logger: logger)
+        if found == nil { _ = try await connection.query("DELETE FROM apple_id_mock_prune_marks", logger: logger) }
         _ = try await connection.query(PostgresQuery(unsafeSQL: pruneFunction), logger: logger)
         _ = try await connection.query(PostgresQuery(unsafeSQL: commitFunction), logger: logger)
     }
@@ -78,8 +80,13 @@ enum PostgresSchema {
                 RETURN;
             END IF;
             SELECT mark.seq INTO floor FROM apple_id_mock_prune_marks mark WHERE mark.space = p_space;
+            -- The cutoff is an entry's, so never below the mark, unless the mark outlived its
+            -- entries' sequence (state tables made anew): then the space is walked from its start.
+            IF floor IS NULL OR floor > cutoff THEN
+                floor := 0;
+            END IF;
             EXECUTE 'DELETE FROM apple_id_mock_entries WHERE space = $1 AND due_at IS NULL AND seq >= $2 AND seq <= $3'
-                USING p_space, coalesce(floor, 0), cutoff;
+                USING p_space, floor, cutoff;
             -- Through the index of due entries (`due_at >= …`, not `IS NOT NULL`, and `seq + 0`):
             -- otherwise planned as a walk of the order index from the space's start.
             EXECUTE 'SELECT least($2 + 1, min(seq + 0)) FROM apple_id_mock_entries '
@@ -100,10 +107,13 @@ enum PostgresSchema {
     ///
     /// The checks (`c_…`, each in one round) are shared: `r_step` and `r_check` say which steps read
     /// each (its position, from 1). Each step writes an entry at most once (`w_kind` 0: delete, 1:
-    /// insert or update, 2: insert, expected absent: no lookup first, and if one was there after
-    /// all, the round's inserts are made again as updates); an absent expiry or due time is NaN.
-    /// Each entry checked is looked up by its key whatever the statistics (`LATERAL … LIMIT 1`: a
+    /// insert or update, 2: insert, expected absent: in the first rounds with no lookup first, and
+    /// if one was there after all, the round's inserts are made again as updates); an absent
+    /// expiry or due time is NaN. Each entry checked is looked up by its key whatever the statistics (`LATERAL … LIMIT 1`: a
     /// plan made while the table was small does not scan it later).
+    /// In how many rounds of a call inserts expected new are made without a lookup (see the function).
+    private static let plainInsertRounds = 4
+
     private static let commitFunction = """
         CREATE OR REPLACE FUNCTION apple_id_mock_commit_steps(
             rounds INT[], c_round INT[], c_space TEXT[], c_key TEXT[], c_seq BIGINT[], c_rev BIGINT[],
@@ -117,6 +127,8 @@ enum PostgresSchema {
             failed INT[];
             round_count INT := coalesce(rounds[array_upper(rounds, 1)], -1) + 1;
             any_upsert BOOL := 1 = ANY(w_kind);
+            any_insert BOOL := 2 = ANY(w_kind);
+            fresh_first BOOL;
             any_delete BOOL := 0 = ANY(w_kind);
             gone RECORD;
             pruned RECORD;
@@ -152,31 +164,32 @@ enum PostgresSchema {
                         DELETE FROM apple_id_mock_entries entry WHERE entry.space = gone.space AND entry.key = gone.key;
                     END LOOP;
                 END IF;
-                BEGIN
-                    INSERT INTO apple_id_mock_entries (space, key, value, expires_at, due_at, grp)
-                    SELECT written.space, written.key, written.value, NULLIF(written.expires, 'NaN'),
-                        NULLIF(written.due, 'NaN'), CASE WHEN written.has_grp THEN written.grp END
-                    FROM unnest(w_step, w_kind, w_space, w_key, w_value, w_expires, w_due, w_has_grp, w_grp)
-                        AS written(step, kind, space, key, value, expires, due, has_grp, grp)
-                    WHERE written.kind = 2 AND rounds[written.step + 1] = round AND written.step <> ALL(refused);
-                EXCEPTION WHEN unique_violation THEN
-                    -- One was there after all (a key put without being read): the same as updates.
+                -- Inserts expected new go without a lookup in the first rounds only: each such round
+                -- is a subtransaction (a few per call, far from the 64 a backend keeps track of).
+                fresh_first := round < \(plainInsertRounds) AND any_insert AND EXISTS (
+                    SELECT FROM unnest(w_step, w_kind) AS written(step, kind)
+                    WHERE written.kind = 2 AND rounds[written.step + 1] = round);
+                IF fresh_first THEN
+                    BEGIN
+                        INSERT INTO apple_id_mock_entries (space, key, value, expires_at, due_at, grp)
+                        SELECT written.space, written.key, written.value, NULLIF(written.expires, 'NaN'),
+                            NULLIF(written.due, 'NaN'), CASE WHEN written.has_grp THEN written.grp END
+                        FROM unnest(w_step, w_kind, w_space, w_key, w_value, w_expires, w_due, w_has_grp, w_grp)
+                            AS written(step, kind, space, key, value, expires, due, has_grp, grp)
+                        WHERE written.kind = 2 AND rounds[written.step + 1] = round AND written.step <> ALL(refused);
+                    EXCEPTION WHEN unique_violation THEN
+                        -- One was there after all (a key put without being read): made as updates below.
+                        fresh_first := false;
+                    END;
+                END IF;
+                IF any_upsert OR (any_insert AND NOT fresh_first) THEN
                     INSERT INTO apple_id_mock_entries AS entry (space, key, value, expires_at, due_at, grp)
                     SELECT written.space, written.key, written.value, NULLIF(written.expires, 'NaN'),
                         NULLIF(written.due, 'NaN'), CASE WHEN written.has_grp THEN written.grp END
                     FROM unnest(w_step, w_kind, w_space, w_key, w_value, w_expires, w_due, w_has_grp, w_grp)
                         AS written(step, kind, space, key, value, expires, due, has_grp, grp)
-                    WHERE written.kind = 2 AND rounds[written.step + 1] = round AND written.step <> ALL(refused)
-                    ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at,
-                        due_at = EXCLUDED.due_at, grp = EXCLUDED.grp, rev = entry.rev + 1;
-                END;
-                IF any_upsert THEN
-                    INSERT INTO apple_id_mock_entries AS entry (space, key, value, expires_at, due_at, grp)
-                    SELECT written.space, written.key, written.value, NULLIF(written.expires, 'NaN'),
-                        NULLIF(written.due, 'NaN'), CASE WHEN written.has_grp THEN written.grp END
-                    FROM unnest(w_step, w_kind, w_space, w_key, w_value, w_expires, w_due, w_has_grp, w_grp)
-                        AS written(step, kind, space, key, value, expires, due, has_grp, grp)
-                    WHERE written.kind = 1 AND rounds[written.step + 1] = round AND written.step <> ALL(refused)
+                    WHERE (written.kind = 1 OR (written.kind = 2 AND NOT fresh_first))
+                        AND rounds[written.step + 1] = round AND written.step <> ALL(refused)
                     ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at,
                         due_at = EXCLUDED.due_at, grp = EXCLUDED.grp, rev = entry.rev + 1;
                 END IF;

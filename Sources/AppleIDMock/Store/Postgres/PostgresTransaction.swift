@@ -19,7 +19,7 @@ final class PostgresTransaction: StateTransaction {
 
     func get<Value>(_ space: StoreSpace<Value>, _ key: String) async throws -> Value? {
         // PostgreSQL text cannot hold NUL, so no stored key has one (a forged code or token may).
-        guard !key.contains("\u{0}") else { return nil }
+        guard !key.utf8.contains(0) else { return nil }
         let rows = try await connection.query(
             "SELECT value FROM apple_id_mock_entries WHERE space = \(space.name) AND key = \(key)", logger: logger)
         for try await text in rows.decode(String.self) {
@@ -59,13 +59,13 @@ final class PostgresTransaction: StateTransaction {
     }
 
     func delete<Value>(_ space: StoreSpace<Value>, _ key: String) async throws {
-        guard !key.contains("\u{0}") else { return }
+        guard !key.utf8.contains(0) else { return }
         try await connection.query(
             "DELETE FROM apple_id_mock_entries WHERE space = \(space.name) AND key = \(key)", logger: logger)
     }
 
     func list<Value>(_ space: StoreSpace<Value>, prefix: String) async throws -> [(key: String, value: Value)] {
-        guard !prefix.contains("\u{0}") else { return [] }
+        guard !prefix.utf8.contains(0) else { return [] }
         let rows = try await connection.query(
             """
             SELECT key, value FROM apple_id_mock_entries WHERE space = \(space.name) AND starts_with(key, \(prefix))

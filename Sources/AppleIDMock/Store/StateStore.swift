@@ -50,6 +50,17 @@ protocol StateStore: Sendable {
 }
 
 extension StateStore {
+    /// Runs `step`, which deletes up to `batch` expired entries and says how many, until one deletes
+    /// fewer; returns how many in all. Other steps run between two.
+    func sweepInSteps(of batch: Int, _ step: () async throws -> Int) async throws -> Int {
+        var swept = 0
+        while true {
+            let count = try await step()
+            swept += count
+            if count < batch { return swept }
+        }
+    }
+
     /// The default namespace's control record and its revision (see `control(in:ifChangedFrom:)`).
     func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
         try await control(in: Spaces.control.name, ifChangedFrom: known)

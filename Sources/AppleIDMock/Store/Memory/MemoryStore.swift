@@ -249,12 +249,7 @@ final class MemoryStore: StateStore {
     static let sweepBatch = 4096
 
     func sweep(expiredBefore now: Date) async throws -> Int {
-        var swept = 0
-        while true {
-            let count = try await sweepBatch(expiredBefore: now)
-            swept += count
-            if count < Self.sweepBatch { return swept }
-        }
+        try await sweepInSteps(of: Self.sweepBatch) { try await sweepBatch(expiredBefore: now) }
     }
 
     private func sweepBatch(expiredBefore now: Date) async throws -> Int {

@@ -430,12 +430,7 @@ final class PostgresStore: StateStore, Service {
     static let sweepBatch = 4096
 
     func sweep(expiredBefore now: Date) async throws -> Int {
-        var swept = 0
-        while true {
-            let count = try await sweepBatch(expiredBefore: now)
-            swept += count
-            if count < Self.sweepBatch { return swept }
-        }
+        try await sweepInSteps(of: Self.sweepBatch) { try await sweepBatch(expiredBefore: now) }
     }
 
     /// Deletes up to `sweepBatch` of the entries that expired first. Both statements walk the

@@ -97,6 +97,9 @@ struct PostgresCommitTests {
         guard TestPostgres.isAvailable else { return }
         let url = try await TestPostgres.freshDatabase()
         try await TestPostgres.withStore(url: url) { _ in
+            // One of the keys is there already, in a round past the first four.
+            try await TestPostgres.run(
+                "INSERT INTO apple_id_mock_entries (space, key, value) VALUES ('s', 'k10', 'old')", in: url)
             // Twelve steps, each inserting one new entry and pruning the space: one round each.
             let steps = (0..<12).map(String.init).joined(separator: ",")
             let rounds = steps
@@ -115,6 +118,9 @@ struct PostgresCommitTests {
                 in: url)
             // Four rounds in subtransactions of their own, the other eight in the call's transaction.
             #expect(counts == ["12 5"])
+            let updated = try await TestPostgres.run(
+                "SELECT value || ' ' || rev FROM apple_id_mock_entries WHERE space = 's' AND key = 'k10'", in: url)
+            #expect(updated == ["{} 2"])
         }
     }
 

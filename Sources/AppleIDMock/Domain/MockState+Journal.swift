@@ -16,7 +16,7 @@ extension MockState {
     /// store, a batch another caller drained included. Any namespace's state can flush them all.
     func flushJournal(_ recorder: JournalRecorder) async throws {
         try await recorder.writingAlone {
-            // Nothing waiting: no store read (this runs 4 times a second).
+            // Nothing waiting: no store read (this runs 10 times a second).
             guard !recorder.isEmpty else { return }
             // Read before draining: if the store is down, the entries stay buffered.
             _ = try await current()
@@ -77,7 +77,7 @@ extension MockState {
     /// Writes a drained batch (in the order it was recorded) within one store step.
     ///
     /// Only the newest `limit` (by id, as the journal is pruned) can outlast the prune that
-    /// follows: under load a batch holds thousands (250 ms of requests), and writing the rest only
+    /// follows: under load a batch holds thousands (up to 250 ms of requests), and writing the rest only
     /// to delete them again was most of this step's work. The older ones are read only for the
     /// tokens they handed out, so a revoke later in the batch is still attributed; an entry is
     /// copied only to be written.

@@ -17,8 +17,9 @@ import Synchronization
 /// (under load, a lock held to copy thousands of entries, or to regrow the buffer, parked every
 /// request on the other loop in the kernel).
 final class JournalRecorder: Sendable {
-    /// The most entries waiting to be written.
-    static let bufferLimit = 10_000
+    /// The most entries waiting to be written: a busy server writes them every 250 ms
+    /// (`JournalService`), so 160,000 calls a second fit.
+    static let bufferLimit = 40_000
 
     /// The waiting entries, and how many were dropped.
     private struct Buffer {
@@ -96,6 +97,9 @@ final class JournalRecorder: Sendable {
             buffer.entries.append(entry)
         }
     }
+
+    /// How many entries wait to be written.
+    var count: Int { buffer.withLock { $0.entries.count } }
 
     /// Whether nothing is waiting, entries or a count of dropped ones.
     var isEmpty: Bool {

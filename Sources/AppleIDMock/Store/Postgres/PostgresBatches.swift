@@ -329,9 +329,7 @@ struct CommitSteps: PostgresPreparedStatement {
             pruneSpace.append(prune.space)
             pruneKeep.append(Int32(clamping: prune.keep))
         }
-        var readVersions: [EntryAddress: EntryVersion] = [:]
         for read in reads {
-            readVersions[read.address] = read.version
             readStep.append(position)
             if let check = checksInRound[read] {
                 readCheck.append(check)
@@ -348,8 +346,8 @@ struct CommitSteps: PostgresPreparedStatement {
         }
         for address in order {
             guard let write = last[address] else { continue }
-            let kind: WriteKind =
-                write.text == nil ? .delete : (readVersions[address] ?? .absent) == .absent ? .insert : .upsert
+            let seen = reads.first { $0.address == address }?.version ?? .absent
+            let kind: WriteKind = write.text == nil ? .delete : seen == .absent ? .insert : .upsert
             writeStep.append(position)
             writeKind.append(kind.rawValue)
             writeSpace.append(write.space)

@@ -97,6 +97,9 @@ enum PostgresSchema {
         $$
         """
 
+    /// In how many rounds of a call inserts expected new are made without a lookup (see the function).
+    private static let plainInsertRounds = 4
+
     /// Commits a batch of optimistic steps in order, under the write lock: a step whose every read
     /// entry still has the version it saw (`(0, 0)`: absent) is written, the others are not, and
     /// their positions (from 0) are returned, to be run again. The steps come in rounds (`rounds`,
@@ -109,11 +112,8 @@ enum PostgresSchema {
     /// each (its position, from 1). Each step writes an entry at most once (`w_kind` 0: delete, 1:
     /// insert or update, 2: insert, expected absent: in the first rounds with no lookup first, and
     /// if one was there after all, the round's inserts are made again as updates); an absent
-    /// expiry or due time is NaN. Each entry checked is looked up by its key whatever the statistics (`LATERAL … LIMIT 1`: a
-    /// plan made while the table was small does not scan it later).
-    /// In how many rounds of a call inserts expected new are made without a lookup (see the function).
-    private static let plainInsertRounds = 4
-
+    /// expiry or due time is NaN. Each entry checked is looked up by its key whatever the
+    /// statistics (`LATERAL … LIMIT 1`: a plan made while the table was small does not scan it later).
     private static let commitFunction = """
         CREATE OR REPLACE FUNCTION apple_id_mock_commit_steps(
             rounds INT[], c_round INT[], c_space TEXT[], c_key TEXT[], c_seq BIGINT[], c_rev BIGINT[],

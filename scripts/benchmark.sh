@@ -16,7 +16,7 @@
 #     default namespace, in the same run (refresh tokens minted in the namespace and sent to Apple's
 #     unprefixed URL, as a backend that never heard of namespaces sends them, and under the
 #     /ns/{name}/ prefix); the RSS that 1,000 idle namespaces add; the time to create one (memory);
-#   - the authorize and refresh rates on the memory store, SQLite and PostgreSQL, run back to back,
+#   - the authorize and refresh rates on the memory store, SQLite and PostgreSQL, alternated in rounds,
 #     in the default namespace and in one, and each durable store's as a share of memory's (issue
 #     35), and where PostgreSQL's time goes;
 #   - the same keys and token runs, and RSS idle, of the bare server (scripts/bare-server: the mock's
@@ -31,6 +31,7 @@
 #   BENCH_BIN=path: measure that binary, built by you (no build here, no bare server: e.g. a debug
 #   build while trying the script; its figures are not release figures).
 #   BENCH_ONLY=namespaces: only the namespace figures; BENCH_ONLY=stores: only the stores' figures.
+#   BENCH_STORE_ROUNDS=n: rounds of the stores' figures, alternated (default 5; about 80 s each).
 # To compare two builds (before and after a change) in one run, alternating them, see
 # scripts/benchmark-ab.sh.
 # Needs wrk and openssl (apt-get install wrk openssl); PostgreSQL is used when installed.
@@ -76,8 +77,12 @@ CORES=$(nproc)
 WORK=$(mktemp -d)
 PID=
 PG_DIR=
+# The stores' servers, which run at once (see store_figures).
+STORE_PIDS=
 cleanup() {
   [ -n "$PID" ] && kill "$PID" 2>/dev/null || true
+  # shellcheck disable=SC2086 # one pid per word
+  [ -n "$STORE_PIDS" ] && kill $STORE_PIDS 2>/dev/null || true
   [ -n "$PG_DIR" ] && scripts/postgres-test-cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
@@ -381,21 +386,64 @@ namespace_figures() {
 }
 
 # --- durable stores (issue 35) ----------------------------------------------------------------
-declare -A STORE_RATE STORE_CPU
-# Runs wrk as `run` does ($3... its arguments) on the store named $1 and keeps its rate in
-# STORE_RATE["$1 $2"] and the CPU per answered request (the server's, and PostgreSQL's when it is
-# the store) in STORE_CPU["$1 $2"], in µs: steadier than rates on a busy machine.
+# The stores are measured alternated, not one after the other: every store's server runs at once,
+# each on a port of its own and idle while another is measured, and each round runs every figure
+# on every store in turn, the stores' order rotated from one round to the next. A share then
+# compares runs seconds apart: measured back to back, minutes apart, a slow spell of the machine
+# during one store's runs made that store's share (PostgreSQL's authorize at 34 to 35% in two runs
+# where the others gave 48 to 57%, the memory store's probes at 87 to 89 µs just after, 72 to 76
+# an hour before).
+STORE_ROUNDS=${BENCH_STORE_ROUNDS:-5}
+[[ "$STORE_ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_STORE_ROUNDS: a whole number of rounds, 1 or more" >&2; exit 1; }
+STORE_FIGURES=(authorize "ns authorize" refresh "ns refresh")
+declare -A STORE_RATE STORE_CPU STORE_PORT STORE_SERVER STORE_RATE_SUM STORE_CPU_SUM STORE_LAST STORE_SHARES_BY_ROUND
+
+# What wrk is given for the figure $2 on the store $1's server: authorize (login_hint: a code
+# minted per request), in the namespace `bench` by its header, and the refresh grant with a token
+# minted in the default namespace or in `bench` (sent to Apple's unprefixed URL).
+store_target() {
+  local base="http://127.0.0.1:${STORE_PORT[$1]}"
+  local authorize="$base/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
+  case "$2" in
+    authorize) STORE_ARGS=("$authorize") ;;
+    "ns authorize") STORE_ARGS=(-H "X-Apple-ID-Mock-Namespace: bench" "$authorize") ;;
+    refresh) STORE_ARGS=(-s "$WORK/refresh-$1.lua" "$base/auth/token") ;;
+    "ns refresh") STORE_ARGS=(-s "$WORK/ns-refresh-$1.lua" "$base/auth/token") ;;
+  esac
+}
+
+# Starts the server of the store $1 on the state $2 at the port $3, mints its refresh tokens
+# (refresh-$1.lua, ns-refresh-$1.lua) and warms it up for a second.
+store_start() {
+  local name=$1 location=$2
+  PORT=$3
+  BASE="http://127.0.0.1:$PORT"
+  AUTHORIZE="$BASE/auth/authorize?client_id=$CLIENT&redirect_uri=$REDIRECT&response_type=code&login_hint=maria"
+  start_server "$location"
+  STORE_SERVER[$name]=$PID
+  STORE_PORT[$name]=$PORT
+  STORE_PIDS="$STORE_PIDS $PID"
+  PID=
+  prepare_refresh
+  prepare_namespace_refresh bench
+  mv "$WORK/refresh.lua" "$WORK/refresh-$name.lua"
+  mv "$WORK/ns-refresh.lua" "$WORK/ns-refresh-$name.lua"
+  wrk -t2 -c32 -d1s "$AUTHORIZE" >/dev/null
+}
+
+# Runs the figure $2 on the store $1 as `run` does, adds its rate and CPU per answered request (the
+# server's, and PostgreSQL's when it is the store) to the store's sums, and keeps the rate in
+# STORE_LAST for the round's shares.
 store_run() {
-  local name=$1 figure=$2 pg_pids server_before pg_before cpu server_share pg_share
-  shift 2
-  pg_pids=
+  local name=$1 figure=$2 pg_pids= server_before pg_before cpu server_share pg_share pid=${STORE_SERVER[$1]}
+  store_target "$name" "$figure"
   [ "$name" = postgres ] && pg_pids=$(pgrep -x postgres || true)
-  server_before=$(cpu_seconds "$PID")
+  server_before=$(cpu_seconds "$pid")
   # shellcheck disable=SC2086 # one pid per word
   pg_before=$(cpu_seconds_of $pg_pids)
-  run "$@"
+  run "$name: $figure" "${STORE_ARGS[@]}"
   # shellcheck disable=SC2086 # one pid per word
-  cpu=$(awk -v sa="$(cpu_seconds "$PID")" -v sb="$server_before" -v pa="$(cpu_seconds_of $pg_pids)" -v pb="$pg_before" \
+  cpu=$(awk -v sa="$(cpu_seconds "$pid")" -v sb="$server_before" -v pa="$(cpu_seconds_of $pg_pids)" -v pb="$pg_before" \
     -v r="$RATE" -v d="$DURATION" -v c="$CORES" \
     'BEGIN { printf "%.0f %.0f %.0f", (sa - sb + pa - pb) / (r * d) * 1000000, (sa - sb) / d / c * 100, (pa - pb) / d / c * 100 }')
   read -r cpu server_share pg_share <<<"$cpu"
@@ -404,112 +452,138 @@ store_run() {
   else
     echo "    CPU per request: $cpu µs (the server used $server_share% of the $CORES cores)"
   fi
-  STORE_RATE["$name $figure"]=$RATE
-  STORE_CPU["$name $figure"]=$cpu
+  store_add "$name $figure" "$RATE" "$cpu"
 }
 
-# Runs authorize and the refresh grant on the store $2 (named $1), in the default namespace and in
-# a namespace (authorize with the header, the refresh token minted there and sent unprefixed).
-store_runs() {
-  local name=$1 location=$2
-  echo
-  echo "== state: $name ($location)"
-  start_server "$location"
-  prepare_refresh
-  prepare_namespace_refresh bench
-  store_run "$name" authorize "GET /auth/authorize (login_hint: mints a code)" "$AUTHORIZE"
-  store_run "$name" "ns authorize" "GET /auth/authorize in a namespace (header)" -H "X-Apple-ID-Mock-Namespace: bench" "$AUTHORIZE"
-  store_run "$name" refresh "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
-  print_ratio
-  store_run "$name" "ns refresh" "POST /auth/token refresh_token minted in a namespace, unprefixed" -s "$WORK/ns-refresh.lua" "$BASE/auth/token"
-  stop_server
+# The median of the shares in $1 ("54.7% 41.5% 51.9%").
+median_share() {
+  tr ' ' '\n' <<<"$1" | tr -d '%' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) printf "%.1f%%", v[(NR + 1) / 2]; else printf "%.1f%%", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Authorize and the refresh grant on two replicas sharing the PostgreSQL at $1, each behind half of
-# wrk's connections (one wrk per replica, at once): the rates summed, the CPU per request of both
-# servers and PostgreSQL, kept as STORE_RATE/STORE_CPU["postgres×2 authorize"] and "… refresh".
-store_replicas() {
-  local url=$1 second first port2=$((PORT + 1)) figure pg_pids before cpu rate1 rate2 bad1 bad2
+# Adds a run's rate $2 and CPU per request $3 to the sums of "$1" (a store and a figure).
+store_add() {
+  STORE_RATE_SUM[$1]=$(awk -v a="${STORE_RATE_SUM[$1]:-0}" -v b="$2" 'BEGIN { print a + b }')
+  STORE_CPU_SUM[$1]=$(awk -v a="${STORE_CPU_SUM[$1]:-0}" -v b="$3" 'BEGIN { print a + b }')
+  STORE_LAST[$1]=$2
+}
+
+# The figure $1 (authorize or refresh) on two replicas sharing PostgreSQL, the store's server and
+# a second one, each behind half of wrk's connections (a `wrk -t1 -c16` on each, at once): the
+# rates summed, the CPU per request of both servers and PostgreSQL, as "postgres×2 $1".
+store_replicas_run() {
+  local figure=$1 first pg_pids before cpu rate1 rate2 bad1 bad2
   local -a target1 target2
-  echo
-  echo "== state: postgres, two replicas sharing it (ports $PORT and $port2, wrk -t1 -c16 on each)"
-  start_server "$url"
-  prepare_refresh
-  "$BIN" serve --port "$port2" --log-level error --state "$url" >"$WORK/server2.log" 2>&1 &
-  second=$!
-  until curl -sf "http://127.0.0.1:$port2/health" >/dev/null 2>&1; do sleep 0.05; done
-  for figure in authorize refresh; do
-    if [ "$figure" = authorize ]; then
-      target1=("$AUTHORIZE")
-      target2=("${AUTHORIZE/$BASE/http://127.0.0.1:$port2}")
-    else
-      target1=(-s "$WORK/refresh.lua" "$BASE/auth/token")
-      target2=(-s "$WORK/refresh.lua" "http://127.0.0.1:$port2/auth/token")
-    fi
-    pg_pids=$(pgrep -x postgres || true)
-    # shellcheck disable=SC2086 # one pid per word
-    before=$(cpu_seconds_of "$PID" "$second" $pg_pids)
-    wrk -t1 -c16 -d"${DURATION}s" "${target1[@]}" >"$WORK/wrk-1.out" &
-    first=$!
-    wrk -t1 -c16 -d"${DURATION}s" "${target2[@]}" >"$WORK/wrk-2.out"
-    wait "$first"
-    rate1=$(awk '/Requests\/sec/ { print $2 }' "$WORK/wrk-1.out")
-    rate2=$(awk '/Requests\/sec/ { print $2 }' "$WORK/wrk-2.out")
-    bad1=$(awk '/Non-2xx/ { print $5 }' "$WORK/wrk-1.out" | grep . || echo 0)
-    bad2=$(awk '/Non-2xx/ { print $5 }' "$WORK/wrk-2.out" | grep . || echo 0)
-    RATE=$(awk -v a="$rate1" -v b="$rate2" 'BEGIN { printf "%.2f", a + b }')
-    # shellcheck disable=SC2086 # one pid per word
-    cpu=$(awk -v a="$(cpu_seconds_of "$PID" "$second" $pg_pids)" -v b="$before" -v r="$RATE" -v d="$DURATION" \
-      'BEGIN { printf "%.0f", (a - b) / (r * d) * 1000000 }')
-    printf '  %-52s %10s req/s   (%s + %s)   non-2xx/3xx %s\n' "$figure on both replicas" "$RATE" "$rate1" "$rate2" "$((bad1 + bad2))"
-    echo "    CPU per request: $cpu µs, both replicas and PostgreSQL"
-    STORE_RATE["postgres×2 $figure"]=$RATE
-    STORE_CPU["postgres×2 $figure"]=$cpu
-  done
-  kill "$second" 2>/dev/null || true
-  wait "$second" 2>/dev/null || true
-  stop_server
+  store_target postgres "$figure"
+  target1=("${STORE_ARGS[@]}")
+  target2=("${STORE_ARGS[@]/:${STORE_PORT[postgres]}/:${STORE_PORT[replica]}}")
+  pg_pids=$(pgrep -x postgres || true)
+  # shellcheck disable=SC2086 # one pid per word
+  before=$(cpu_seconds_of "${STORE_SERVER[postgres]}" "${STORE_SERVER[replica]}" $pg_pids)
+  wrk -t1 -c16 -d"${DURATION}s" "${target1[@]}" >"$WORK/wrk-1.out" &
+  first=$!
+  wrk -t1 -c16 -d"${DURATION}s" "${target2[@]}" >"$WORK/wrk-2.out"
+  wait "$first"
+  rate1=$(awk '/Requests\/sec/ { print $2 }' "$WORK/wrk-1.out")
+  rate2=$(awk '/Requests\/sec/ { print $2 }' "$WORK/wrk-2.out")
+  bad1=$(awk '/Non-2xx/ { print $5 }' "$WORK/wrk-1.out" | grep . || echo 0)
+  bad2=$(awk '/Non-2xx/ { print $5 }' "$WORK/wrk-2.out" | grep . || echo 0)
+  RATE=$(awk -v a="$rate1" -v b="$rate2" 'BEGIN { printf "%.2f", a + b }')
+  # shellcheck disable=SC2086 # one pid per word
+  cpu=$(awk -v a="$(cpu_seconds_of "${STORE_SERVER[postgres]}" "${STORE_SERVER[replica]}" $pg_pids)" -v b="$before" \
+    -v r="$RATE" -v d="$DURATION" 'BEGIN { printf "%.0f", (a - b) / (r * d) * 1000000 }')
+  printf '  %-52s %10s req/s   (%s + %s)   non-2xx/3xx %s\n' "postgres×2: $figure (two replicas)" "$RATE" "$rate1" "$rate2" "$((bad1 + bad2))"
+  echo "    CPU per request: $cpu µs, both replicas and PostgreSQL"
+  store_add "postgres×2 $figure" "$RATE" "$cpu"
 }
 
-# The memory store, SQLite and PostgreSQL (when installed, or BENCH_POSTGRES_URL), run one after
-# the other, and each durable store's rates as a share of the memory store's in this run.
+# The memory store, SQLite and PostgreSQL (when installed, or BENCH_POSTGRES_URL), alternated in
+# rounds (above), and each durable store's rates as a share of the memory store's: the shares of
+# the means over the rounds, each round's share and their median.
 store_figures() {
-  local store figure pg_url=${BENCH_POSTGRES_URL:-} stores="memory sqlite"
-  store_runs memory memory
-  store_runs sqlite "sqlite:$WORK/state.db"
+  local store figure round index pg_url=${BENCH_POSTGRES_URL:-} stores="memory sqlite" replicas=
+  local saved_port=$PORT saved_base=$BASE saved_authorize=$AUTHORIZE
+  local -a order
   if [ -z "$pg_url" ] && compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
     PG_DIR=$(mktemp -d)
     pg_url=$(scripts/postgres-test-cluster.sh start "$PG_DIR")
   fi
-  if [ -n "$pg_url" ]; then
-    store_runs postgres "$pg_url"
-    store_replicas "$pg_url"
-    stores="$stores postgres"
-  else
-    echo
-    echo "== state: postgres skipped (no PostgreSQL installed and BENCH_POSTGRES_URL unset)"
-  fi
   echo
-  echo "== the stores as shares of the memory store's in this run: rate (req/s), and CPU per request (µs)"
-  echo "   as the memory store's share of the store's (target for sqlite and postgres: >= 50%)"
+  echo "== state stores, alternated: $STORE_ROUNDS rounds; each runs every figure on every store in turn (ports $((saved_port + 1)) and on)"
+  store_start memory memory $((saved_port + 1))
+  store_start sqlite "sqlite:$WORK/state.db" $((saved_port + 2))
+  if [ -n "$pg_url" ]; then
+    store_start postgres "$pg_url" $((saved_port + 3))
+    PORT=$((saved_port + 4))
+    "$BIN" serve --port "$PORT" --log-level error --state "$pg_url" >"$WORK/replica.log" 2>&1 &
+    STORE_SERVER[replica]=$!
+    STORE_PORT[replica]=$PORT
+    STORE_PIDS="$STORE_PIDS ${STORE_SERVER[replica]}"
+    until health_answers; do
+      kill -0 "${STORE_SERVER[replica]}" 2>/dev/null || { cat "$WORK/replica.log" >&2; exit 1; }
+      sleep 0.05
+    done
+    stores="$stores postgres"
+    replicas=yes
+  else
+    echo "  postgres skipped (no PostgreSQL installed and BENCH_POSTGRES_URL unset)"
+  fi
+  read -r -a order <<<"$stores"
+  for round in $(seq 1 "$STORE_ROUNDS"); do
+    echo
+    echo "== round $round of $STORE_ROUNDS"
+    for figure in "${STORE_FIGURES[@]}"; do
+      for index in "${!order[@]}"; do
+        store_run "${order[$(((index + round - 1) % ${#order[@]}))]}" "$figure"
+      done
+      if [ -n "$replicas" ] && [[ "$figure" != ns* ]]; then store_replicas_run "$figure"; fi
+    done
+    for store in ${stores#memory } ${replicas:+postgres×2}; do
+      for figure in "${STORE_FIGURES[@]}"; do
+        [ -n "${STORE_LAST[$store $figure]:-}" ] || continue
+        STORE_SHARES_BY_ROUND[$store $figure]="${STORE_SHARES_BY_ROUND[$store $figure]:+${STORE_SHARES_BY_ROUND[$store $figure]} }$(pct "${STORE_LAST[$store $figure]}" "${STORE_LAST[memory $figure]}")"
+      done
+    done
+  done
+  for store in $STORE_PIDS; do kill "$store" 2>/dev/null || true; done
+  for store in $STORE_PIDS; do wait "$store" 2>/dev/null || true; done
+  STORE_PIDS=
+  PORT=$saved_port
+  BASE=$saved_base
+  AUTHORIZE=$saved_authorize
+  for store in "${!STORE_RATE_SUM[@]}"; do
+    STORE_RATE[$store]=$(awk -v a="${STORE_RATE_SUM[$store]}" -v n="$STORE_ROUNDS" 'BEGIN { printf "%.0f", a / n }')
+    STORE_CPU[$store]=$(awk -v a="${STORE_CPU_SUM[$store]}" -v n="$STORE_ROUNDS" 'BEGIN { printf "%.0f", a / n }')
+  done
+  echo
+  echo "== the stores as shares of the memory store's, means of $STORE_ROUNDS alternated rounds: rate (req/s), and"
+  echo "   CPU per request (µs) as the memory store's share of the store's (target for sqlite and postgres: >= 50%)"
   printf '  %-9s %30s %30s %30s %30s\n' store authorize refresh "authorize, namespace" "refresh, namespace"
   for store in $stores; do
     printf '  %-9s' "$store"
     for figure in authorize refresh "ns authorize" "ns refresh"; do
-      printf ' %30s' "$(printf '%.0f' "${STORE_RATE[$store $figure]}") $(pct "${STORE_RATE[$store $figure]}" "${STORE_RATE[memory $figure]}"), ${STORE_CPU[$store $figure]} $(pct "${STORE_CPU[memory $figure]}" "${STORE_CPU[$store $figure]}")"
+      printf ' %30s' "${STORE_RATE[$store $figure]} $(pct "${STORE_RATE[$store $figure]}" "${STORE_RATE[memory $figure]}"), ${STORE_CPU[$store $figure]} $(pct "${STORE_CPU[memory $figure]}" "${STORE_CPU[$store $figure]}")"
     done
     echo
   done
-  if [ -n "${STORE_RATE[postgres×2 authorize]:-}" ]; then
+  if [ -n "$replicas" ]; then
     printf '  %-9s' "pg ×2"
     for figure in authorize refresh; do
-      printf ' %30s' "$(printf '%.0f' "${STORE_RATE[postgres×2 $figure]}") $(pct "${STORE_RATE[postgres×2 $figure]}" "${STORE_RATE[memory $figure]}"), ${STORE_CPU[postgres×2 $figure]} $(pct "${STORE_CPU[memory $figure]}" "${STORE_CPU[postgres×2 $figure]}")"
+      printf ' %30s' "${STORE_RATE[postgres×2 $figure]} $(pct "${STORE_RATE[postgres×2 $figure]}" "${STORE_RATE[memory $figure]}"), ${STORE_CPU[postgres×2 $figure]} $(pct "${STORE_CPU[memory $figure]}" "${STORE_CPU[postgres×2 $figure]}")"
     done
     echo "   (two replicas sharing PostgreSQL, default namespace)"
   fi
+  echo "  each round's share of the memory store's rate in that round, and their median (a round that fell in a"
+  echo "  slow spell of the machine moves the median least):"
+  for store in ${stores#memory } ${replicas:+postgres×2}; do
+    for figure in authorize refresh "ns authorize" "ns refresh"; do
+      [ -n "${STORE_SHARES_BY_ROUND[$store $figure]:-}" ] || continue
+      printf '    %-11s %-13s %s   median %s\n' "$store" "$figure" "${STORE_SHARES_BY_ROUND[$store $figure]}" \
+        "$(median_share "${STORE_SHARES_BY_ROUND[$store $figure]}")"
+    done
+  done
   STORE_SHARES=
   for store in ${stores#memory }; do
-    STORE_SHARES="$STORE_SHARES  $store authorize $(pct "${STORE_RATE[$store authorize]}" "${STORE_RATE[memory authorize]}") refresh $(pct "${STORE_RATE[$store refresh]}" "${STORE_RATE[memory refresh]}"), in a namespace $(pct "${STORE_RATE[$store ns authorize]}" "${STORE_RATE[memory ns authorize]}") / $(pct "${STORE_RATE[$store ns refresh]}" "${STORE_RATE[memory ns refresh]}");"
+    STORE_SHARES="$STORE_SHARES  $store authorize $(pct "${STORE_RATE[$store authorize]}" "${STORE_RATE[memory authorize]}") (median of rounds $(median_share "${STORE_SHARES_BY_ROUND[$store authorize]}")) refresh $(pct "${STORE_RATE[$store refresh]}" "${STORE_RATE[memory refresh]}") ($(median_share "${STORE_SHARES_BY_ROUND[$store refresh]}")), in a namespace $(pct "${STORE_RATE[$store ns authorize]}" "${STORE_RATE[memory ns authorize]}") ($(median_share "${STORE_SHARES_BY_ROUND[$store ns authorize]}")) / $(pct "${STORE_RATE[$store ns refresh]}" "${STORE_RATE[memory ns refresh]}") ($(median_share "${STORE_SHARES_BY_ROUND[$store ns refresh]}"));"
   done
 }
 
@@ -645,7 +719,7 @@ MINT=$("$BIN" mint id-token --user maria --client-id "$CLIENT" --count "$COUNT" 
 echo "== offline: apple-id-mock mint id-token --count $COUNT: $MINT tokens/s on $CORES cores, ratio to the ceiling: $(ratio "$MINT")"
 
 # --- durable stores --------------------------------------------------------------------------
-# After the memory figures: the stores' own runs, back to back (issue 35).
+# After the memory figures: the stores, alternated in rounds (issue 35).
 store_figures
 PG_RATE=${STORE_RATE[postgres refresh]:-}
 SQLITE_RATE=${STORE_RATE[sqlite refresh]}

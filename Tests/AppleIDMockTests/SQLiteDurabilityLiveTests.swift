@@ -171,7 +171,7 @@ struct SQLiteDurabilityLiveTests {
             #expect(refused.ending != .exited(0))
             #expect(refused.stderrLines.count == 1, "stderr:\n\(refused.stderr)")
             #expect(refused.stderr.contains("sqlite:\(path)"), "\(refused.stderr)")
-            #expect(refused.stderr.contains("schema version 99") && refused.stderr.contains("reads version 1"))
+            #expect(refused.stderr.contains("schema version 99") && refused.stderr.contains("reads version 2"))
         }
     }
 }

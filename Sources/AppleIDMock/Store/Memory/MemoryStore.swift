@@ -108,8 +108,10 @@ final class MemoryStore: StateStore {
     /// waits until every step applied before (all this step saw, `seen`) is durable.
     private func writeThenApply(_ changes: StoreChanges, journal: any StoreJournal, seen: Int64) async throws {
         try await awaitDurable(seen, journal: journal)
+        // Everything before is durable: the tables hold what the file holds.
+        let written = tables.withLock { tables in Self.retiring(changes) { tables.entry($0) } }
         // Off the event loop: the lock is held across the journal's round trips.
-        try await withTaskExecutorPreference(globalConcurrentExecutor) { try await journal.write(changes) }
+        try await withTaskExecutorPreference(globalConcurrentExecutor) { try await journal.write(written) }
         tables.withLock { tables in
             tables.apply(changes)
             log.withLock { $0.appendDurable() }
@@ -150,14 +152,33 @@ final class MemoryStore: StateStore {
     }
 
     /// A batch's changes as one set: later steps' writes replace earlier ones' (no step of a
-    /// shared commit empties a space).
+    /// shared commit empties a space), with the rows they retire from the file, found in what each
+    /// entry was before the batch (the undo of the first step that wrote it).
     private static func merged(_ batch: [CommitLog.Pending]) -> StoreChanges {
-        guard batch.count > 1 else { return batch.first?.changes ?? StoreChanges() }
-        var merged = StoreChanges()
-        for step in batch {
-            for (ref, entry) in step.changes.writes { merged.writes[ref] = entry }
+        guard batch.count > 1 else {
+            guard let step = batch.first else { return StoreChanges() }
+            return retiring(step.changes) { step.undo.writes[$0] ?? nil }
         }
-        return merged
+        var merged = StoreChanges()
+        var before: [EntryRef: MemoryEntry?] = [:]
+        for step in batch {
+            for (ref, entry) in step.changes.writes {
+                merged.writes[ref] = entry
+                if before.index(forKey: ref) == nil { before[ref] = step.undo.writes[ref] ?? nil }
+            }
+        }
+        return retiring(merged) { before[$0] ?? nil }
+    }
+
+    /// `changes` with the insertion numbers of the entries they delete or renumber, each as
+    /// `before` gives it (what the file holds): the journal's file finds its rows by number.
+    static func retiring(_ changes: StoreChanges, before: (EntryRef) -> MemoryEntry?) -> StoreChanges {
+        var retiring = changes
+        for (ref, entry) in changes.writes {
+            guard let old = before(ref), entry?.seq != old.seq else { continue }
+            retiring.retired.append(old.seq)
+        }
+        return retiring
     }
 
     /// Makes `changes` visible in a store without a journal.

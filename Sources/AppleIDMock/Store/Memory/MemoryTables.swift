@@ -24,6 +24,10 @@ struct MemoryEntry: Sendable {
 struct StoreChanges: Sendable {
     var cleared: [String] = []
     var writes: [EntryRef: MemoryEntry?] = [:]
+    /// The insertion numbers the written entries had before, where an entry is deleted or numbered
+    /// anew (deleted and written again): the rows the journal's file no longer keeps, since it finds
+    /// its rows by number. Set by the store just before a write (`MemoryStore.retiring`).
+    var retired: [Int64] = []
 
     var isEmpty: Bool { cleared.isEmpty && writes.isEmpty }
 }

@@ -518,8 +518,13 @@ store_figures() {
     STORE_SERVER[replica]=$!
     STORE_PORT[replica]=$PORT
     STORE_PIDS="$STORE_PIDS ${STORE_SERVER[replica]}"
+    START=$EPOCHREALTIME
     until health_answers; do
       kill -0 "${STORE_SERVER[replica]}" 2>/dev/null || { cat "$WORK/replica.log" >&2; exit 1; }
+      if ((${EPOCHREALTIME%.*} - ${START%.*} > 30)); then
+        echo "the second replica did not answer GET /health within 30 s" >&2
+        exit 1
+      fi
       sleep 0.05
     done
     stores="$stores postgres"

@@ -68,32 +68,32 @@ struct SQLiteFileRowsTests {
     @Test("a code, kept packed in memory, leaves its row once redeemed; the reopened file refuses it")
     func redeemedCode() async throws {
         let path = TestPaths.temporaryFile("state.sqlite")
-        let code = OpaqueToken.make(.code)
-        try await withStore(at: path) { store in
-            try await store.transaction { transaction in
-                let session = Session(transaction: transaction)
-                let consent = try await session.authorize(
-                    userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: false, now: now
-                ).consent
-                try await session.store(
-                    code: AuthorizationCodeRecord(
-                        code: code, clientId: "com.example.web", appGroupId: "example", userKey: "maria",
-                        redirectUri: "https://r", nonce: nil, codeChallenge: nil, codeChallengeMethod: nil,
-                        issuedAt: now, expiresAt: now.addingTimeInterval(300), authTime: now,
-                        consentGeneration: consent.generation, redeemedAt: nil))
-            }
+        let code = try await withStore(at: path) { store in
+            let code = try await store.transaction { try await Session(transaction: $0).storeTestCode(now: now) }
             _ = try await store.transaction { transaction in
                 try await Session(transaction: transaction).redeem(
                     code: code, clientId: "com.example.web", redirectUri: "https://r", codeVerifier: nil,
                     pkce: .strict, now: now)
             }
+            return code
         }
         let rows = try await rows(at: path)
         #expect(rows["\(Spaces.codes.name)/\(code)"] == nil)
-        let live = try await withStore(at: path) { store in
-            try await store.transaction { try await $0.get(Spaces.codes, code) }
+        let (live, again) = try await withStore(at: path) { store in
+            let live = try await store.transaction { try await $0.get(Spaces.codes, code) }
+            do {
+                _ = try await store.transaction { transaction in
+                    try await Session(transaction: transaction).redeem(
+                        code: code, clientId: "com.example.web", redirectUri: "https://r", codeVerifier: nil,
+                        pkce: .strict, now: now)
+                }
+                return (live, nil as AppleError?)
+            } catch let error as AppleError {
+                return (live, error)
+            }
         }
         #expect(live == nil)
+        #expect(again == .codeUsed)
     }
 
     @Test("concurrent steps that share writes leave a row per live entry, read back the same")
@@ -130,6 +130,45 @@ struct SQLiteFileRowsTests {
             }
         }
         #expect(reread == live)
+    }
+
+    @Test("two rows of one entry: the newer is loaded, the older deleted, so deleting the entry deletes it")
+    func duplicateRows() async throws {
+        let path = TestPaths.temporaryFile("state.sqlite")
+        try await withStore(at: path) { store in
+            try await store.transaction { try await $0.put(Spaces.deletedAccounts, "a", Marker(at: now)) }
+        }
+        let connection = try await SQLiteConnection.open(storage: .file(path: path))
+        _ = try await connection.query(
+            "INSERT INTO apple_id_mock_entries (space, key, value, seq) VALUES ('deleted_account', 'a', ?, 1000)",
+            [.text(try StoreCoding.text(Marker(at: now.addingTimeInterval(5))))])
+        try await connection.close()
+        let loaded = try await withStore(at: path) { store in
+            let marker = try await store.transaction { try await $0.get(Spaces.deletedAccounts, "a") }
+            try await store.transaction { try await $0.delete(Spaces.deletedAccounts, "a") }
+            return marker
+        }
+        #expect(loaded?.at == now.addingTimeInterval(5))
+        #expect(try await rows(at: path)["deleted_account/a"] == nil)
+        #expect(try await withStore(at: path) { try await markers($0) }.isEmpty)
+    }
+
+    @Test("a row of a space this build does not know keeps its number: new entries are numbered after it")
+    func unknownSpaceRow() async throws {
+        let path = TestPaths.temporaryFile("state.sqlite")
+        try await withStore(at: path) { _ in }
+        let connection = try await SQLiteConnection.open(storage: .file(path: path))
+        _ = try await connection.query(
+            "INSERT INTO apple_id_mock_entries (space, key, value, seq) VALUES ('from_a_later_build', 'x', '{}', 7)")
+        try await connection.close()
+        try await withStore(at: path) { store in
+            for key in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+                try await store.transaction { try await $0.put(Spaces.deletedAccounts, key, Marker(at: now)) }
+            }
+        }
+        let rows = try await rows(at: path)
+        #expect(rows["from_a_later_build/x"] == 7)
+        #expect(rows.count == 9)
     }
 
     @Test("a file of schema version 1 is migrated: every entry kept, in order, numbers made unique")

@@ -46,19 +46,7 @@ struct StoreConcurrencyTests {
             let codes = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<64 {
                     group.addTask {
-                        try await store.transaction { transaction in
-                            let session = Session(transaction: transaction)
-                            let (consent, _) = try await session.authorize(
-                                userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: false, now: now)
-                            let code = OpaqueToken.make(.code)
-                            try await session.store(
-                                code: AuthorizationCodeRecord(
-                                    code: code, clientId: "com.example.web", appGroupId: "example", userKey: "maria",
-                                    redirectUri: "https://r", nonce: nil, codeChallenge: nil, codeChallengeMethod: nil,
-                                    issuedAt: now, expiresAt: now.addingTimeInterval(300), authTime: now,
-                                    consentGeneration: consent.generation, redeemedAt: nil))
-                            return code
-                        }
+                        try await store.transaction { try await Session(transaction: $0).storeTestCode(now: now) }
                     }
                 }
                 return try await group.reduce(into: [String]()) { $0.append($1) }

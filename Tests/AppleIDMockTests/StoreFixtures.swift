@@ -129,3 +129,20 @@ enum TestPostgres {
         }
     }
 }
+
+extension Session {
+    /// Authorizes maria for the app group `example` (her consent, or the one she has) and stores a
+    /// new code for `com.example.web` on it, issued `now`; returns the code.
+    func storeTestCode(now: Date) async throws -> String {
+        let (consent, _) = try await authorize(
+            userKey: "maria", appGroupId: "example", scopes: ["email"], hidesEmail: false, now: now)
+        let code = OpaqueToken.make(.code)
+        try await store(
+            code: AuthorizationCodeRecord(
+                code: code, clientId: "com.example.web", appGroupId: "example", userKey: "maria",
+                redirectUri: "https://r", nonce: nil, codeChallenge: nil, codeChallengeMethod: nil, issuedAt: now,
+                expiresAt: now.addingTimeInterval(300), authTime: now, consentGeneration: consent.generation,
+                redeemedAt: nil))
+        return code
+    }
+}

@@ -21,8 +21,10 @@ enum StoreOpener {
             return Opened(store: MemoryStore(), services: [], close: {})
         case .sqlite(let path):
             let journal = try await SQLiteJournal.open(path: path, logger: logger)
+            let loaded = try await journal.loadEntries()
             let store = MemoryStore(
-                description: location.description, journal: journal, entries: try await journal.loadEntries())
+                description: location.description, journal: journal, entries: loaded.entries,
+                lastSeq: loaded.lastSeq)
             return Opened(store: store, services: [journal], close: { await journal.close() })
         case .postgres(let parts):
             // postgres-nio traces wire messages (codes and tokens in rows): never below `info` here.

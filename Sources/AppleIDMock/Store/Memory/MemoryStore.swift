@@ -44,11 +44,16 @@ final class MemoryStore: StateStore {
     /// Told of every committed step (this process is the store's only writer).
     let watch = StoreWatch()
 
-    /// An empty store, or one loaded from `entries` with `journal` recording every change.
-    init(description: String = "memory", journal: (any StoreJournal)? = nil, entries: [(EntryRef, MemoryEntry)] = []) {
+    /// An empty store, or one loaded from `entries` with `journal` recording every change; new
+    /// entries are numbered after `lastSeq` (the journal's highest number) and after every entry's.
+    init(
+        description: String = "memory", journal: (any StoreJournal)? = nil, entries: [(EntryRef, MemoryEntry)] = [],
+        lastSeq: Int64 = 0
+    ) {
         self.description = description
         self.journal = journal
         tables.withLock { tables in
+            tables.numberAfter(lastSeq)
             for (ref, entry) in entries { tables.write(ref, entry) }
             publishedRevision.store(tables.controlRevision, ordering: .releasing)
         }

@@ -100,6 +100,11 @@ struct MemoryTables: ~Copyable {
         }
     }
 
+    /// Numbers new entries after `seq` (a number the journal's file holds).
+    mutating func numberAfter(_ seq: Int64) {
+        nextSeq = max(nextSeq, seq + 1)
+    }
+
     /// Writes an entry as loaded or changed, keeping the indexes.
     mutating func write(_ ref: EntryRef, _ entry: MemoryEntry) {
         if Spaces.baseName(of: ref.space) == Spaces.control.name { controlRevision += 1 }

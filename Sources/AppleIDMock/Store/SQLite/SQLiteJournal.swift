@@ -147,16 +147,24 @@ final class SQLiteJournal: StoreJournal, Service {
         "UPDATE apple_id_mock_meta SET value = '\(schemaVersion)' WHERE name = 'schema_version'",
     ]
 
-    /// Every entry in the file, decoded.
-    func loadEntries() async throws(StoreOpeningError) -> [(EntryRef, MemoryEntry)] {
+    /// Every entry in the file, decoded, and the highest number a row has (`nextSeq` must pass it:
+    /// a row of a space this build does not know is kept, and a new entry given its number would
+    /// replace it). Should two rows hold one entry (the file changed by hand, say), the newer is
+    /// kept and the older deleted: rows are found by number, so an older one left behind would come
+    /// back once the newer one is deleted.
+    func loadEntries() async throws(StoreOpeningError) -> (entries: [(EntryRef, MemoryEntry)], lastSeq: Int64) {
         do {
             var entries: [(EntryRef, MemoryEntry)] = []
+            var seqs: [EntryRef: Int64] = [:]
+            var stale: [Int64] = []
+            var lastSeq: Int64 = 0
             let rows = try await connection.query(
                 "SELECT space, key, value, expires_at, due_at, grp, seq FROM apple_id_mock_entries ORDER BY seq")
             for row in rows {
                 guard let space = row.column("space")?.string, let key = row.column("key")?.string,
                     let text = row.column("value")?.string, let seq = row.column("seq")?.integer
                 else { continue }
+                lastSeq = max(lastSeq, Int64(seq))
                 guard let coding = Spaces.registeredSpace(named: space) else {
                     logger.warning("unknown space in state file, skipped", metadata: ["idp.space": .string(space)])
                     continue
@@ -166,10 +174,23 @@ final class SQLiteJournal: StoreJournal, Service {
                     expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)),
                     dueAt: row.column("due_at")?.double.map(Date.init(timeIntervalSince1970:)),
                     group: row.column("grp")?.string)
-                entries.append(
-                    (EntryRef(space: space, key: key), MemoryEntry(value: value, index: index, seq: Int64(seq))))
+                let ref = EntryRef(space: space, key: key)
+                if let older = seqs.updateValue(Int64(seq), forKey: ref) { stale.append(older) }
+                entries.append((ref, MemoryEntry(value: value, index: index, seq: Int64(seq))))
             }
-            return entries
+            if !stale.isEmpty {
+                logger.warning(
+                    "state file held older rows of entries it holds again: deleted",
+                    metadata: ["idp.path": .string(path), "idp.rows": "\(stale.count)"])
+                try await inTransaction {
+                    for start in stride(from: 0, to: stale.count, by: Self.rowsPerStatement) {
+                        let statement = Self.deletion(
+                            of: stale[start..<min(start + Self.rowsPerStatement, stale.count)])
+                        try await run(statement.sql, statement.binds)
+                    }
+                }
+            }
+            return (entries, lastSeq)
         } catch {
             throw StoreOpeningError(location: "sqlite:\(path)", cause: "cannot read the state: \(Self.reason(error))")
         }

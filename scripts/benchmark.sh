@@ -206,13 +206,14 @@ start_bare() {
   await_server
 }
 
-# Waits for the server started at START to answer.
+# Waits for the server started at START (the process $1, default PID, logging to $2, default
+# server.log) to answer on PORT.
 await_server() {
-  local ready
+  local ready pid=${1:-$PID} log=${2:-$WORK/server.log}
   until health_answers; do
-    kill -0 "$PID" 2>/dev/null || { cat "$WORK/server.log" >&2; exit 1; }
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
     if ((${EPOCHREALTIME%.*} - ${START%.*} > 30)); then
-      echo "the server did not answer GET /health within 30 s" >&2
+      echo "the server on port $PORT did not answer GET /health within 30 s" >&2
       exit 1
     fi
     sleep 0.001
@@ -519,14 +520,7 @@ store_figures() {
     STORE_PORT[replica]=$PORT
     STORE_PIDS="$STORE_PIDS ${STORE_SERVER[replica]}"
     START=$EPOCHREALTIME
-    until health_answers; do
-      kill -0 "${STORE_SERVER[replica]}" 2>/dev/null || { cat "$WORK/replica.log" >&2; exit 1; }
-      if ((${EPOCHREALTIME%.*} - ${START%.*} > 30)); then
-        echo "the second replica did not answer GET /health within 30 s" >&2
-        exit 1
-      fi
-      sleep 0.05
-    done
+    await_server "${STORE_SERVER[replica]}" "$WORK/replica.log"
     stores="$stores postgres"
     replicas=yes
   else

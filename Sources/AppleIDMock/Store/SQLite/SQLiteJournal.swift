@@ -183,11 +183,7 @@ final class SQLiteJournal: StoreJournal, Service {
                     "state file held older rows of entries it holds again: deleted",
                     metadata: ["idp.path": .string(path), "idp.rows": "\(stale.count)"])
                 try await inTransaction {
-                    for start in stride(from: 0, to: stale.count, by: Self.rowsPerStatement) {
-                        let statement = Self.deletion(
-                            of: stale[start..<min(start + Self.rowsPerStatement, stale.count)])
-                        try await run(statement.sql, statement.binds)
-                    }
+                    for statement in Self.deletions(of: stale) { try await run(statement.sql, statement.binds) }
                 }
             }
             return (entries, lastSeq)
@@ -217,10 +213,7 @@ final class SQLiteJournal: StoreJournal, Service {
             for (ref, entry) in changes.writes {
                 if let entry { written.append((ref, entry)) }
             }
-            let retired = changes.retired
-            for start in stride(from: 0, to: retired.count, by: Self.rowsPerStatement) {
-                statements.append(Self.deletion(of: retired[start..<min(start + Self.rowsPerStatement, retired.count)]))
-            }
+            statements += Self.deletions(of: changes.retired)
             for start in stride(from: 0, to: written.count, by: Self.rowsPerStatement) {
                 statements.append(
                     try Self.upsert(of: written[start..<min(start + Self.rowsPerStatement, written.count)]))
@@ -259,10 +252,13 @@ final class SQLiteJournal: StoreJournal, Service {
         return try coding.encodeText(value)
     }
 
-    /// One statement deleting the rows numbered `seqs`.
-    private static func deletion(of seqs: ArraySlice<Int64>) -> (sql: String, binds: [SQLiteData]) {
-        let marks = repeatElement("?", count: seqs.count).joined(separator: ", ")
-        return ("DELETE FROM apple_id_mock_entries WHERE seq IN (\(marks))", seqs.map { .integer(Int($0)) })
+    /// The statements deleting the rows numbered `seqs`, `rowsPerStatement` a statement.
+    private static func deletions(of seqs: [Int64]) -> [(sql: String, binds: [SQLiteData])] {
+        stride(from: 0, to: seqs.count, by: rowsPerStatement).map { start in
+            let part = seqs[start..<min(start + rowsPerStatement, seqs.count)]
+            let marks = repeatElement("?", count: part.count).joined(separator: ", ")
+            return ("DELETE FROM apple_id_mock_entries WHERE seq IN (\(marks))", part.map { .integer(Int($0)) })
+        }
     }
 
     /// One statement writing `entries`, each as the row numbered with the insertion number it has

@@ -188,13 +188,13 @@ struct ReadmeExampleDriftTests {
     }
 }
 
-/// The Swift example of "Verify what your backend did" (README, docs/control-plane.md) is
+/// The Swift example of "Verify what your backend did" (docs/testing-kit.md, docs/control-plane.md) is
 /// `VerifyExampleTests.swift`, character for character.
 @Suite("Verify example")
 struct VerifyExampleDriftTests {
     @Test(
-        "the README and docs/control-plane.md show the example that runs",
-        arguments: ["README.md", "docs/control-plane.md"])
+        "docs/testing-kit.md and docs/control-plane.md show the example that runs",
+        arguments: ["docs/testing-kit.md", "docs/control-plane.md"])
     func sameText(page: String) throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let text = try String(

@@ -1,4 +1,4 @@
-// The Swift example of "Verify what your backend did" (README, docs/control-plane.md), verbatim.
+// The Swift example of "Verify what your backend did" (docs/testing-kit.md, docs/control-plane.md), verbatim.
 import AppleIDMockTesting
 import Testing
 

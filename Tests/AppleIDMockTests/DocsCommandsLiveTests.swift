@@ -108,7 +108,7 @@ struct DocsCommandsLiveTests {
     @Test(
         "the pytest example of \"Verify what your backend did\" passes against a real server",
         .enabled(if: PythonScript.canImport(["pytest", "requests", "testcontainers"])),
-        arguments: ["README.md", "docs/control-plane.md"])
+        arguments: ["docs/verify-python.md", "docs/control-plane.md"])
     func pytestExample(page: String) async throws {
         let text = try String(contentsOfFile: Fixture.root + "/" + page, encoding: .utf8)
         let section = try #require(text.components(separatedBy: "## Verify what your backend did").dropFirst().first)

@@ -78,7 +78,7 @@ extension MockState {
     ///
     /// Only the newest `limit` (by id, as the journal is pruned) can outlast the prune that
     /// follows: under load a batch holds thousands (up to 250 ms of requests), and writing the rest only
-    /// to delete them again was most of this step's work. The older ones are read only for the
+    /// to delete them again would be wasted work. The older ones are read only for the
     /// tokens they handed out, so a revoke later in the batch is still attributed; an entry is
     /// copied only to be written.
     private static func write(

@@ -53,8 +53,7 @@ struct NamespaceScope: Sendable, Hashable {
     }
 
     /// The bundled keys' `kid`s in each namespace, derived once per process: `/auth/keys` without a
-    /// namespace names every namespace's keys on every call (with 1,000 namespaces, deriving them
-    /// again was most of its time).
+    /// namespace names every namespace's keys on every call, which must not derive them again.
     private static let bundledKids = BoundedCache<String, String>(capacity: 8 * Namespaces.limit)
 
     /// The namespace a stored space name belongs to.
@@ -65,7 +64,7 @@ struct NamespaceScope: Sendable, Hashable {
 
     /// The tags computed so far, by name: making a namespace compares its tag with every other's,
     /// and reading the records again rebuilds the directory, so each name is hashed once, not once
-    /// per namespace made (with 1,000 namespaces, hashing was a third of a `PUT`'s time).
+    /// per namespace made (with many namespaces, hashing them all again would slow making one).
     private static let tags = BoundedCache<String, UInt32>(capacity: 4 * Namespaces.limit)
 
     /// The tag of the namespace `name`: 32 bits of a SHA-256 of it, never 0 (the default's).

@@ -7,7 +7,7 @@
 /// A value a store writes often (one per authorize) whose JSON text is written directly, as
 /// `StoreCoding.encoder` writes it (sorted keys, unescaped slashes, dates as epoch seconds, absent
 /// optionals left out), without building the encoder's tree of boxed values. The SQLite journal
-/// encodes one code and one journal entry per authorize, and `JSONEncoder` was a tenth of its time.
+/// encodes one code and one journal entry per authorize, and `JSONEncoder` was a costly part of it.
 /// `StoreJSONTextTests` checks each conformance against `StoreCoding.encoder` on every field.
 protocol StoreJSONWritable {
     /// Writes the value as one JSON object.

@@ -3,7 +3,7 @@ import Synchronization
 /// Random numbers for orders that carry no secret, such as the JWKS shuffled per response:
 /// `SplitMix64` over one process-wide state, seeded once from the system's generator. Tokens and
 /// codes are bearer secrets and keep `SystemRandomNumberGenerator`; each of its draws is a system
-/// call, which made the shuffle of `/auth/keys` (two draws) a twentieth of that endpoint's time.
+/// call, too dear for a shuffle on every `/auth/keys` answer.
 struct OrderRandom: RandomNumberGenerator {
     private static let state = Atomic<UInt64>(UInt64.random(in: .min ... .max))
 

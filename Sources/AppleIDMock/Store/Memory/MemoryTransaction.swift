@@ -49,7 +49,7 @@ final class MemoryTransaction: StateTransaction {
             entries[ref.key] = entry
         }
         // Sorted as (seq, key) pairs: sorting the entries themselves copied each one's boxed value on
-        // every move (listing 1,000 namespaces' records was most of the time a namespace took to make).
+        // every move, which made long lists (the namespaces' records, say) slow.
         let order = entries.map { (seq: $0.value.seq, key: $0.key) }.sorted { $0.seq < $1.seq }
         return order.compactMap { item in (entries[item.key]?.value as? Value).map { (item.key, $0) } }
     }

@@ -64,9 +64,9 @@ enum PostgresSchema {
     /// Deletes the oldest entries of `p_space` beyond the newest `p_keep` that are not due; call it
     /// under the write lock. The deleted rows stay in the order index until a vacuum, and a journal
     /// under load leaves them faster than autovacuum takes them away: a delete of everything up to
-    /// the cutoff walked all of them from the space's start (50 ms per prune after a minute at
-    /// 9,000 calls/s). So the delete starts at the space's mark, below which it holds nothing,
-    /// and moves the mark to the first entry it could not delete (one due now) or past the cutoff.
+    /// the cutoff walked all of them from the space's start, slower with every prune. So the delete
+    /// starts at the space's mark, below which it holds nothing, and moves the mark to the first entry
+    /// it could not delete (one due now) or past the cutoff.
     /// Each statement is planned for its values (a plan kept from a small table would scan a large one).
     private static let pruneFunction = """
         CREATE OR REPLACE FUNCTION apple_id_mock_prune(p_space TEXT, p_keep INT) RETURNS VOID LANGUAGE plpgsql AS $$

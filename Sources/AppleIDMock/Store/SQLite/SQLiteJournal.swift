@@ -64,8 +64,8 @@ final class SQLiteJournal: StoreJournal, Service {
         _ = try await connection.query("PRAGMA journal_mode = WAL")
         _ = try await connection.query("PRAGMA synchronous = NORMAL")
         // SQLite's default page cache (2 MiB): at the end of every transaction SQLite scans the
-        // cache's whole hash table (pcache1Truncate, about 60 µs a commit with 32 MiB), which cost
-        // more than the reads a larger cache spares (the file's pages stay in the kernel's cache).
+        // cache's whole hash table (pcache1Truncate), which costs a larger cache more than the reads
+        // it spares (the file's pages stay in the kernel's cache).
         // Checkpoints every 4,000 pages (16 MiB of WAL) copy each hot page once per more steps.
         _ = try await connection.query("PRAGMA cache_size = -2000")
         _ = try await connection.query("PRAGMA wal_autocheckpoint = 4000")
@@ -118,9 +118,8 @@ final class SQLiteJournal: StoreJournal, Service {
     /// table's row id), which the working copy keeps for the entry's life (a replaced entry keeps
     /// it; one deleted and written again gets a new one). New codes and tokens, most of what is
     /// written, are then appended at the table's end: with rows found by `(space, key)`, each one
-    /// went into a page of that index at random, and every commit wrote a dozen pages to the WAL
-    /// (a batch of 10 codes took 190 to 250 µs of SQLite's time, 45 by number). The working copy
-    /// keeps the keys unique; the file is read whole, in order, at start.
+    /// went into a page of that index at random, and every commit wrote many pages to the WAL. The
+    /// working copy keeps the keys unique; the file is read whole, in order, at start.
     private static let entriesTable = """
         CREATE TABLE apple_id_mock_entries (
             seq INTEGER PRIMARY KEY, space TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,

@@ -13,9 +13,8 @@ import threading
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import ROOT, MockServer, new_browser
+from conftest import ROOT, MockServer, new_browser, wait
 
 VARIANTS = [
     ("/appleid/button", "height=44&width=220&color=black&scale=2", 220, 44, "/appleid/button: black"),
@@ -67,8 +66,8 @@ def test_three_variants_load_as_images_at_width_times_scale(mock, browser, scree
             "font:13px system-ui;display:flex;gap:24px;align-items:end;width:fit-content'>" + images + "</body></html>")
     with page_at_localhost(page) as url:
         browser.get(url)
-        WebDriverWait(browser, 10).until(lambda d: all(done and width for done, width, _ in loaded_images(d)),
-                                         "every image loaded")
+        wait(browser, lambda d: all(done and width for done, width, _ in loaded_images(d)), "every image loaded",
+             seconds=10)
         assert [(width, height) for _, width, height in loaded_images(browser)] == [
             (width * 2, height * 2) for _, _, width, height, _ in VARIANTS]
         shot = browser.execute_cdp_cmd("Page.captureScreenshot", {
@@ -85,7 +84,7 @@ def test_a_bad_parameter_is_a_broken_image(mock):
         page = f'<!doctype html><img src="{mock.url}/appleid/button?color=white-outline">'
         with page_at_localhost(page) as url:
             driver.get(url)
-            WebDriverWait(driver, 10).until(lambda d: loaded_images(d)[0][0], "the image settled")
+            wait(driver, lambda d: loaded_images(d)[0][0], "the image settled", seconds=10)
             assert loaded_images(driver) == [[True, 0, 0]]
         assert any("404" in entry["message"] for entry in driver.get_log("browser"))
     finally:
@@ -115,7 +114,7 @@ def test_apples_button_url_works_over_tls(monkeypatch):
         page = '<!doctype html><img src="https://appleid.cdn-apple.com/appleid/button?height=44&width=200&color=white">'
         with page_at_localhost(page) as url:
             driver.get(url)
-            WebDriverWait(driver, 10).until(lambda d: loaded_images(d)[0][0], "the image settled")
+            wait(driver, lambda d: loaded_images(d)[0][0], "the image settled", seconds=10)
             assert loaded_images(driver) == [[True, 200, 44]]
     finally:
         if driver:

@@ -1,85 +1,18 @@
 """The dashboard at /__admin/ in a real browser (Debian's chromium): each section steers the mock
 as the control plane's API would, and what the page shows is what the server holds."""
 
-import base64
 import json
-import subprocess
 import time
 
-import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-from conftest import MockServer, default_scenario, new_browser, section_screenshot
-
-
-def open_dashboard(browser, mock):
-    browser.get(mock.url + "/__admin/")
-    wait(browser, lambda d: d.find_element(By.ID, "glance-live").text.startswith("live"), "the page went live")
-
-
-def wait(browser, condition, what, seconds=5):
-    return WebDriverWait(browser, seconds, poll_frequency=0.05,
-                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
-                         ).until(condition, f"timed out waiting until {what}")
-
-
-def click(browser, by, selector):
-    """Clicks as a user would: with the element scrolled clear of the sticky section links. The
-    page re-renders what changed every second, so a control found just before may be replaced:
-    it is found again."""
-    for attempt in range(5):
-        try:
-            element = browser.find_element(by, selector)
-            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-            element.click()
-            return
-        except StaleElementReferenceException:
-            if attempt == 4:
-                raise
-
-
-def result(browser, section):
-    return browser.find_element(By.CSS_SELECTOR, f'[data-result="{section}"]')
-
-
-def wait_result(browser, section, text, seconds=5):
-    wait(browser, lambda d: text in result(d, section).text, f'the {section} section says "{text}"', seconds)
-    return result(browser, section)
-
-
-def confirm_dialog(browser):
-    """The confirmation the page asks for before a destructive action: its text, once open."""
-    dialog = browser.find_element(By.ID, "confirm-dialog")
-    wait(browser, lambda d: dialog.get_attribute("open") is not None, "the page asks to confirm")
-    return dialog.text
-
-
-def answer_dialog(browser, go_ahead=True):
-    """Confirms (or cancels) the open confirmation, and waits until it is closed."""
-    click(browser, By.ID, "confirm-yes" if go_ahead else "confirm-no")
-    dialog = browser.find_element(By.ID, "confirm-dialog")
-    wait(browser, lambda d: dialog.get_attribute("open") is None, "the confirmation closed")
-
-
-def claims(jws):
-    payload = jws.split(".")[1]
-    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-
-
-def curl_token(mock, client_id, path="/auth/token", **fields):
-    """A token request made with curl to `path`, as a backend would make it: status and body."""
-    form = {"client_id": client_id, "client_secret": mock.client_secret(client_id), **fields}
-    command = ["curl", "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", "POST", mock.url + path,
-               "-H", "Content-Type: application/x-www-form-urlencoded"]
-    for name, value in form.items():
-        command += ["--data-urlencode", f"{name}={value}"]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    body, _, status = output.rpartition("\n")
-    return int(status), body
+from conftest import (
+    MockServer, answer_dialog, claims, click, confirm_dialog, curl_token, default_scenario, new_browser,
+    open_dashboard, section_screenshot, wait, wait_result,
+)
 
 
 def test_switching_the_scenario_in_the_page_changes_the_active_scenario(mock, browser):

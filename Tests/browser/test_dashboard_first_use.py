@@ -3,21 +3,13 @@ be notified, a deletion that notifies nobody says how to make it notify, the out
 notification's state and errors in plain words within 1280 px, and each result shows beside the
 control that caused it."""
 
-import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from test_dashboard import answer_dialog, click, confirm_dialog, open_dashboard, wait, wait_result
-
-
-def closed_port():
-    """A port of 127.0.0.1 that nothing listens on (bound once, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from conftest import answer_dialog, click, confirm_dialog, free_port, open_dashboard, patient, wait, wait_result
 
 
 class HoldingReceiver:
@@ -32,7 +24,7 @@ class HoldingReceiver:
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 arrived.set()
-                released.wait(20)
+                released.wait(patient(20))
                 self.send_response(200)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -171,7 +163,7 @@ def test_each_result_appears_next_to_the_control_that_caused_it(mock, receiver, 
 
 
 def test_the_outbox_tells_each_state_and_error_in_plain_words_within_1280_px(mock, browser):
-    port = closed_port()
+    port = free_port()  # nothing listens there: the delivery is refused
     holding = HoldingReceiver()
     try:
         def edit(scenario):
@@ -203,7 +195,7 @@ def test_the_outbox_tells_each_state_and_error_in_plain_words_within_1280_px(moc
         # Held by its receiver: delivering; then delivered once it answers.
         held = mock.admin("POST", "/__admin/events", {"type": "consent-revoked", "user": "maria", "appGroup": "other"})
         held_row = f"#outbox tr[data-notification='{held['notificationIds'][0]}']"
-        assert holding.arrived.wait(10)
+        assert holding.arrived.wait(patient(10))
         wait(browser, lambda d: "delivering (attempt 1)" in d.find_element(By.CSS_SELECTOR, held_row).text, "it shows delivering")
         holding.release()
         wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, held_row).get_attribute("data-status") == "delivered",

@@ -5,7 +5,7 @@ https://appleid.apple.com, and the Settings section shows it, where it is undone
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from test_dashboard import claims, click, open_dashboard, wait, wait_result
+from conftest import claims, click, open_dashboard, wait, wait_result
 
 PRESET = "Discovery issuer drift (June 2025): discovery says account.apple.com, tokens keep appleid.apple.com"
 

@@ -10,7 +10,8 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import wait
 
 
 class RelyingPartyApp:
@@ -99,7 +100,7 @@ def sign_in_through_the_consent_page(browser, mock, app, login_path):
         scenario["appGroups"][0]["servicesIds"][0]["redirectUris"] += [app.redirect_uri, app.relay_uri]
     mock.upload_scenario("cross-site", register_callbacks)
     browser.get(f"{app.url}{login_path}")
-    WebDriverWait(browser, 5).until(lambda d: d.current_url.startswith(mock.url + "/auth/authorize"))
+    wait(browser, lambda d: d.current_url.startswith(mock.url + "/auth/authorize"), "the consent page opened")
     browser.find_element(By.CSS_SELECTOR, "button[value=continue]").click()
 
 
@@ -107,8 +108,8 @@ def test_form_post_from_another_site_arrives_without_the_lax_session_cookie(mock
     app = RelyingPartyApp(mock.url)
     try:
         sign_in_through_the_consent_page(browser, mock, app, "/login")
-        WebDriverWait(browser, 5).until(lambda d: app.callbacks, "the form_post reached the app")
-        WebDriverWait(browser, 5).until(lambda d: d.find_elements(By.ID, "outcome"))
+        wait(browser, lambda d: app.callbacks, "the form_post reached the app")
+        wait(browser, lambda d: d.find_elements(By.ID, "outcome"), "the app shows the outcome")
 
         callback = app.callbacks[0]
         assert callback["path"] == "/callback"
@@ -131,12 +132,12 @@ def test_the_fix_a_303_to_a_same_site_get_brings_the_lax_cookie_back(mock, brows
     app = RelyingPartyApp(mock.url)
     try:
         sign_in_through_the_consent_page(browser, mock, app, "/login?relay")
-        WebDriverWait(browser, 5).until(lambda d: app.finished, "the app's same-site GET ran")
+        wait(browser, lambda d: app.finished, "the app's same-site GET ran")
         # The POST itself still came without the Lax cookie; the GET it redirected to has it.
         assert "app_session" not in app.callbacks[0]["cookies"]
         assert app.finished[0]["cookies"].get("app_session") == "s1"
         assert app.finished[0]["fields"]["state"] == "st-42"
-        WebDriverWait(browser, 5).until(lambda d: d.find_elements(By.ID, "outcome"))
+        wait(browser, lambda d: d.find_elements(By.ID, "outcome"), "the app shows the outcome")
         assert browser.find_element(By.ID, "outcome").text == "signed in"
     finally:
         app.stop()

@@ -6,8 +6,7 @@ import smtplib
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import MockServer, Sink
-from test_dashboard import click, open_dashboard, wait, wait_result
+from conftest import MockServer, Sink, click, open_dashboard, patient, wait, wait_result
 
 
 def test_the_mail_tab_says_how_to_turn_smtp_on(mock, browser):
@@ -32,7 +31,7 @@ def test_relayed_and_refused_mail_and_a_reply_as_the_user(relay, browser):
     credential = relay.admin("POST", "/__admin/native/authorize",
                              {"clientId": "com.example.app", "user": "sam", "scopes": ["name", "email"]})
     address = credential["email"]
-    with smtplib.SMTP("127.0.0.1", relay.smtp_port, timeout=15) as client:
+    with smtplib.SMTP("127.0.0.1", relay.smtp_port, timeout=patient(15)) as client:
         client.sendmail("news@example.com", [address],
                         f"From: Example News <news@example.com>\r\nTo: <{address}>\r\nSubject: Welcome aboard\r\n\r\nHi!\r\n")
         with pytest.raises(smtplib.SMTPRecipientsRefused):

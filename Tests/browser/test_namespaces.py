@@ -11,9 +11,10 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import default_scenario, new_browser, section_screenshot
-from test_dashboard import answer_dialog, click, confirm_dialog, curl_token, wait, wait_result
-from test_web_popup import SCRIPT_PATH, ExampleApp, open_page, result, status, switch_to_popup
+from conftest import (
+    SCRIPT_PATH, ExampleApp, answer_dialog, app_result, app_status, click, confirm_dialog, curl_token,
+    default_scenario, new_browser, open_dashboard, open_page, section_screenshot, switch_to_popup, wait, wait_result,
+)
 
 COOKIE = "apple_id_mock_namespace"
 
@@ -37,11 +38,6 @@ def testers(mock):
                    and "the server responded with a status of" not in entry["message"]]
         driver.quit()
     assert not errors, f"the browsers logged errors: {errors}"
-
-
-def open_dashboard(browser, url):
-    browser.get(url)
-    wait(browser, lambda d: d.find_element(By.ID, "glance-live").text.startswith("live"), "the page went live")
 
 
 def header(browser, name):
@@ -254,8 +250,8 @@ def test_sign_in_with_apple_js_served_under_a_namespace_opens_its_popup_there(mo
         browser.find_element(By.CSS_SELECTOR, "button[value=continue]").click()
         wait(browser, lambda d: len(d.window_handles) == 1, "the popup closed itself")
         browser.switch_to.window(main)
-        assert status(browser, "Signed in") == "Signed in as Maria"
-        assert result(browser)["first_authorization"] is True
+        assert app_status(browser, "Signed in") == "Signed in as Maria"
+        assert app_result(browser)["first_authorization"] is True
         # The message came from the mock's origin (no path in an origin), once.
         assert browser.execute_script("return window.messageOrigins") == [mock.url]
         assert len(journal(mock, "/ns/team-a", "authorize")) >= 1

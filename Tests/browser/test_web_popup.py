@@ -7,57 +7,22 @@ The app runs in this process on http://localhost:P (another site than the mock o
 http://127.0.0.1:M, as an app and appleid.apple.com are), with its return URL registered in an
 uploaded copy of the default scenario."""
 
-import importlib.util
-import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 import urllib.request
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
-from werkzeug.serving import make_server
 
-from conftest import ROOT, MockServer, new_browser
+from conftest import (
+    ROOT, SCRIPT_PATH, ExampleApp, MockServer, app_result, app_status, free_port, new_browser, open_page, patient,
+    switch_to_popup, wait, wait_until,
+)
 
-SCRIPT_PATH = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
 APPLE_SCRIPT = "https://appleid.cdn-apple.com" + SCRIPT_PATH
-
-
-def load_example():
-    spec = importlib.util.spec_from_file_location("web_popup_example", ROOT / "examples/web-popup/app.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class ExampleApp:
-    """examples/web-popup served on a free port of 127.0.0.1, reached as `host`."""
-
-    def __init__(self, mock, host="localhost", script_url=None, mock_url=None, ca_bundle=None):
-        self.app = load_example().create_app()
-        self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
-        self.port = self.server.server_port
-        self.url = f"http://{host}:{self.port}"
-        self.redirect_uri = f"{self.url}/auth/apple/callback"
-        base = mock_url or mock.url
-        self.app.config.update(MOCK_URL=base, APPLE_JS_URL=script_url or base + SCRIPT_PATH,
-                               REDIRECT_URI=self.redirect_uri, CA_BUNDLE=ca_bundle)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        # The app's return URL, registered for the web client (its origin is where popups post).
-        mock.upload_scenario("web-popup", lambda scenario: scenario["appGroups"][0]["servicesIds"][0]
-                             ["redirectUris"].append(self.redirect_uri))
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
@@ -65,37 +30,6 @@ def app(mock):
     example = ExampleApp(mock)
     yield example
     example.stop()
-
-
-def wait(browser, condition, what, seconds=10):
-    return WebDriverWait(browser, seconds, poll_frequency=0.05,
-                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
-                         ).until(condition, f"timed out waiting until {what}")
-
-
-def open_page(browser, app, mode="popup"):
-    """Opens the app's page, waits for Sign in with Apple JS's button, and records the origin of
-    every message the page receives."""
-    browser.get(f"{app.url}/?mode={mode}")
-    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#appleid-signin [role=button]"), "the button is drawn")
-    browser.execute_script("window.messageOrigins = [];"
-                           "window.addEventListener('message', (e) => window.messageOrigins.push(e.origin));")
-    return browser.current_window_handle
-
-
-def switch_to_popup(browser, main):
-    wait(browser, lambda d: len(d.window_handles) == 2, "the popup opened")
-    browser.switch_to.window(next(handle for handle in browser.window_handles if handle != main))
-    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "button[value=continue]"), "the popup shows the consent page")
-
-
-def status(browser, prefix):
-    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith(prefix), f"the page says {prefix!r}")
-    return browser.find_element(By.ID, "status").text
-
-
-def result(browser):
-    return json.loads(browser.find_element(By.ID, "result").text)
 
 
 def sign_in_by_popup(browser, app, main, action="continue", screenshots=None):
@@ -127,8 +61,8 @@ def test_popup_first_sign_in_brings_the_user_and_the_backend_verifies_it(mock, a
     wait(browser, lambda d: len(d.window_handles) == 1, "the popup closed itself")
     browser.switch_to.window(main)
 
-    assert status(browser, "Signed in") == "Signed in as Maria"
-    signed_in = result(browser)
+    assert app_status(browser, "Signed in") == "Signed in as Maria"
+    signed_in = app_result(browser)
     assert signed_in["first_authorization"] is True
     assert signed_in["name"] == {"firstName": "Maria", "lastName": "Ruiz"}
     assert signed_in["email"] == "maria.ruiz@example.org"
@@ -143,13 +77,13 @@ def test_popup_first_sign_in_brings_the_user_and_the_backend_verifies_it(mock, a
 def test_popup_second_sign_in_has_no_user(mock, app, browser):
     main = open_page(browser, app)
     sign_in_by_popup(browser, app, main)
-    status(browser, "Signed in")
-    assert result(browser)["first_authorization"] is True
+    app_status(browser, "Signed in")
+    assert app_result(browser)["first_authorization"] is True
 
     main = open_page(browser, app)
     sign_in_by_popup(browser, app, main)
-    status(browser, "Signed in")
-    second = result(browser)
+    app_status(browser, "Signed in")
+    second = app_result(browser)
     # Apple sends the name and email once; the app remembered them from the first time.
     assert second["first_authorization"] is False
     assert second["name"] == {"firstName": "Maria", "lastName": "Ruiz"}
@@ -158,7 +92,7 @@ def test_popup_second_sign_in_has_no_user(mock, app, browser):
 def test_cancel_in_the_popup_rejects_with_user_cancelled_authorize(mock, app, browser):
     main = open_page(browser, app)
     sign_in_by_popup(browser, app, main, action="cancel")
-    assert status(browser, "Sign-in failed") == "Sign-in failed: user_cancelled_authorize"
+    assert app_status(browser, "Sign-in failed") == "Sign-in failed: user_cancelled_authorize"
 
 
 def test_closing_the_popup_by_hand_rejects_with_popup_closed_by_user(mock, app, browser):
@@ -167,7 +101,7 @@ def test_closing_the_popup_by_hand_rejects_with_popup_closed_by_user(mock, app, 
     switch_to_popup(browser, main)
     browser.close()
     browser.switch_to.window(main)
-    assert status(browser, "Sign-in failed") == "Sign-in failed: popup_closed_by_user"
+    assert app_status(browser, "Sign-in failed") == "Sign-in failed: popup_closed_by_user"
 
 
 def test_a_second_sign_in_while_the_popup_is_open_replaces_the_first(mock, app, browser):
@@ -191,7 +125,7 @@ def test_a_second_sign_in_while_the_popup_is_open_replaces_the_first(mock, app, 
     second = browser.execute_async_script("window.second.then(arguments[0])")
     assert second["data"]["authorization"]["code"].startswith("c")
     assert second["data"]["user"]["name"]["firstName"] == "Maria"
-    assert status(browser, "Signed in") == "Signed in as Maria"
+    assert app_status(browser, "Signed in") == "Signed in as Maria"
 
 
 def test_a_blocked_popup_rejects_with_popup_blocked_by_browser(mock, app):
@@ -203,7 +137,7 @@ def test_a_blocked_popup_rejects_with_popup_blocked_by_browser(mock, app):
         outcome = driver.execute_async_script(
             "AppleID.auth.signIn().then((data) => ({data}), (failure) => failure).then(arguments[0]);")
         assert outcome == {"error": "popup_blocked_by_browser"}
-        assert status(driver, "Sign-in failed") == "Sign-in failed: popup_blocked_by_browser"
+        assert app_status(driver, "Sign-in failed") == "Sign-in failed: popup_blocked_by_browser"
         assert len(driver.window_handles) == 1
     finally:
         driver.quit()
@@ -217,8 +151,8 @@ def test_redirect_mode_answers_by_form_post_without_the_lax_cookie(mock, app, br
     assert "frame_id=" not in browser.current_url
     browser.find_element(By.CSS_SELECTOR, "button[value=continue]").click()
     wait(browser, lambda d: d.current_url == app.redirect_uri, "the form_post reached the app")
-    assert status(browser, "Signed in") == "Signed in as Maria"
-    signed_in = result(browser)
+    assert app_status(browser, "Signed in") == "Signed in as Maria"
+    signed_in = app_result(browser)
     assert signed_in["mode"] == "redirect" and signed_in["first_authorization"] is True
     # Pitfall 1: Apple's form_post is a cross-site POST; the Lax session cookie stays behind.
     assert signed_in["session_cookie"] is False
@@ -235,8 +169,8 @@ def test_a_page_on_another_site_signs_in_by_popup(mock):
         assert driver.execute_script("return location.origin") == app.url
         assert driver.execute_script("return window.isSecureContext") is False
         sign_in_by_popup(driver, app, main)
-        assert status(driver, "Signed in") == "Signed in as Maria"
-        assert result(driver)["session_cookie"] is True
+        assert app_status(driver, "Signed in") == "Signed in as Maria"
+        assert app_result(driver)["session_cookie"] is True
         assert driver.execute_script("return window.messageOrigins") == [mock.url]
     finally:
         driver.quit()
@@ -274,7 +208,7 @@ def test_apples_exact_script_url_works_over_tls_and_answers_from_appleid_apple_c
         driver.find_element(By.CSS_SELECTOR, "button[value=continue]").click()
         wait(driver, lambda d: len(d.window_handles) == 1, "the popup closed itself")
         driver.switch_to.window(main)
-        assert status(driver, "Signed in") == "Signed in as Maria"
+        assert app_status(driver, "Signed in") == "Signed in as Maria"
         assert driver.execute_script("return window.messageOrigins") == ["https://appleid.apple.com"]
     finally:
         if driver:
@@ -287,31 +221,32 @@ def test_apples_exact_script_url_works_over_tls_and_answers_from_appleid_apple_c
 
 def test_the_example_runs_as_its_readme_says(mock):
     # `python3 examples/web-popup/app.py`, pointed at this mock and a free port.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     environment = {**os.environ, "APPLE_ID_MOCK_URL": mock.url, "PORT": str(port), "PYTHONDONTWRITEBYTECODE": "1"}
     log = tempfile.TemporaryFile()
     process = subprocess.Popen([sys.executable, "examples/web-popup/app.py"], cwd=ROOT, env=environment,
                                stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.time() + 20
-        page = None
-        while page is None and time.time() < deadline and process.poll() is None:
+        def answered():
+            """The example's page once it answers; "exited" if it stopped first."""
+            if process.poll() is not None:
+                return "exited"
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as answer:
-                    page = answer.read().decode()
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=patient(2)) as answer:
+                    return answer.read().decode()
             except OSError:
-                time.sleep(0.1)
-        if page is None:
+                return None
+
+        page = wait_until(answered, 20, interval=0.1)
+        if not page or page == "exited":
             log.seek(0)
             pytest.fail("the example did not answer:\n" + log.read().decode())
         assert f'<script type="text/javascript" src="{mock.url}{SCRIPT_PATH}"></script>' in page
         assert '<div id="appleid-signin"' in page
         # The script the page names is there (`curl -sI …/appleid.auth.js`).
-        with urllib.request.urlopen(mock.url + SCRIPT_PATH, timeout=5) as answer:
-            assert answer.status == 200
-            assert answer.headers["Content-Type"] == "text/javascript; charset=utf-8"
+        script = mock.call("GET", SCRIPT_PATH, token=False)
+        assert script.status == 200
+        assert script.headers["Content-Type"] == "text/javascript; charset=utf-8"
     finally:
         # SIGKILL: a parent that ignores SIGTERM (swift test does) passes that on to the example.
         process.kill()

@@ -2,40 +2,28 @@
 
 A real `apple-id-mock serve` (APPLE_ID_MOCK_BINARY, else the debug build) with `--smtp-port 0`,
 an aiosmtpd sink standing in for the team's own mail server (`--smtp-forward`, `--smtp-outbound`),
-and helpers that sign users in with Hide My Email and read the mailbox.
+and helpers that sign users in with Hide My Email and read the mailbox. The launcher, its `call`
+and `admin`, the sink and the waits are the shared harness's (Tests/pyharness).
 """
 
+import smtplib
 import socket
 import sys
 import time
+import urllib.parse
 import uuid
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from pyharness import BINARY, ROOT, MockServer, Sink, free_port, wait_until  # noqa: E402,F401
+from pyharness import BINARY, ROOT, MockServer, Sink, patient, server_environment, wait_until  # noqa: E402,F401
 
 EXAMPLE_TEAM, OTHER_TEAM = "DEF123GHIJ", "XYZ789KLMN"
 
 
 class Mock(MockServer):
-    """One `apple-id-mock serve` process with the SMTP relay on a free port (the shared launcher),
-    with the mailbox's helpers."""
-
-    def call(self, method, path, body=None):
-        """(status, JSON or text) of a control-plane call."""
-        answer = self.request(method, path, body)
-        if "json" in answer.headers.get("Content-Type", ""):
-            return answer.status, answer.json
-        if answer.status >= 400:
-            return answer.status, answer.json
-        return answer.status, answer.text
-
-    def admin(self, method, path, body=None):
-        status, answer = self.call(method, path, body)
-        assert 200 <= status < 300, f"{method} {path}: {status} {answer}"
-        return answer
+    """One `apple-id-mock serve` process (the shared launcher) with the mailbox's helpers."""
 
     def hide_my_email(self, user="sam", client="com.example.app"):
         """Signs `user` in natively with Hide My Email and returns the relay address their app sees."""
@@ -53,35 +41,43 @@ class Mock(MockServer):
         raise AssertionError(f"no relay address for {user} in {group}")
 
     def mail(self, **filters):
-        query = "&".join(f"{key}={value}" for key, value in filters.items())
+        """The mailbox's entries passing `filters` (`user`, `team`, `outcome`, `direction`, `limit`), newest first."""
+        query = urllib.parse.urlencode(filters)
         return self.admin("GET", "/__admin/mail" + (f"?{query}" if query else ""))["entries"]
 
     def wait_mail(self, count, seconds=10, **filters):
-        entries = wait_until(lambda: (lambda found: found if len(found) >= count else None)(self.mail(**filters)),
-                             seconds)
-        if entries:
-            return entries
-        raise AssertionError(f"the mailbox has {len(self.mail(**filters))} entries for {filters}, expected {count}")
+        """The entries passing `filters` once there are `count` of them: a waiting read
+        (`minCount`, `waitSeconds`) that the server answers as soon as the mailbox has them."""
+        return self.wait_for("/__admin/mail", count, seconds, **filters)["entries"]
+
+    def rss_kb(self):
+        """The server's resident memory now (VmRSS), in kB."""
+        return self._status_kb("VmRSS:")
+
+    def peak_kb(self):
+        """The server's peak resident memory so far (VmHWM), in kB."""
+        return self._status_kb("VmHWM:")
+
+    def _status_kb(self, field):
+        with open(f"/proc/{self.process.pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith(field))
 
 
-def peak_kb(mock):
-    """The server's peak resident memory so far (VmHWM), in kB."""
-    with open(f"/proc/{mock.process.pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-
-
-def rss_kb(mock):
-    with open(f"/proc/{mock.process.pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+def smtp(mock, seconds=15):
+    """An smtplib client connected to the relay of `mock` (its replies awaited `seconds` nominal seconds)."""
+    return smtplib.SMTP("127.0.0.1", mock.smtp_port, timeout=patient(seconds))
 
 
 class Raw:
     """A raw SMTP connection: bytes out, reply lines in."""
 
-    def __init__(self, mock, timeout=30):
-        self.socket = socket.create_connection(("127.0.0.1", mock.smtp_port), timeout=timeout)
+    def __init__(self, mock, seconds=30, greeting=b"220 "):
+        """Connects and reads the greeting (`greeting`, which it must start with, unless None);
+        each reply is awaited `seconds` nominal seconds."""
+        self.socket = socket.create_connection(("127.0.0.1", mock.smtp_port), timeout=patient(seconds))
         self.buffer = b""
-        assert self.reply()[0].startswith(b"220 ")
+        self.greeting = self.reply()
+        assert greeting is None or self.greeting[0].startswith(greeting), self.greeting
 
     def send(self, data):
         self.socket.sendall(data)
@@ -110,16 +106,17 @@ class Raw:
         self.socket.close()
 
 
-
 def marker():
     """A subject no other test sends (forwards of an earlier test may still reach the shared sink)."""
     return f"t-{uuid.uuid4().hex}"
 
 
-def wait_forwarded(sink, mark, count=1):
+def wait_forwarded(sink, mark, count=1, seconds=10):
     """The forwarded messages with `mark`, once there are `count` of them."""
-    wait_until(lambda: len(forwarded(sink, mark)) >= count, 10)
-    return forwarded(sink, mark)
+    wait_until(lambda: len(forwarded(sink, mark)) >= count, seconds)
+    found = forwarded(sink, mark)
+    assert len(found) >= count, f"the sink got {len(found)} messages marked {mark}, expected {count}"
+    return found
 
 
 def forwarded(sink, mark):

@@ -3,14 +3,9 @@ decoded names, no raw bytes in headers, fair connection slots, a mailbox that re
 flush, envelope addresses by RFC 5321's grammar. Each case checks the stored and delivered bytes."""
 
 import base64
-import smtplib
-import socket
 import time
 
-import pytest
-
-from conftest import Mock, Raw, marker, wait_forwarded
-from pyharness import deadline
+from conftest import Mock, Raw, marker, smtp, wait_forwarded, wait_until
 
 
 def header_section(content):
@@ -24,7 +19,7 @@ def assert_clean(section):
 
 
 def send(mock, data, to, sender="news@example.com", **options):
-    with smtplib.SMTP("127.0.0.1", mock.smtp_port, timeout=15) as client:
+    with smtp(mock) as client:
         return client.sendmail(sender, [to], data, **options)
 
 
@@ -37,7 +32,7 @@ def test_an_encoded_name_decoding_to_crlf_adds_no_header_line(mock, sink):
     assert send(mock, data, relay) == {}
     [forwarded] = wait_forwarded(sink, mark)
     [entry] = mock.wait_mail(1, outcome="relayed")
-    status, stored = mock.call("GET", f"/__admin/mail/{entry['id']}/raw")
+    stored = mock.call("GET", f"/__admin/mail/{entry['id']}/raw").text
     for content in (forwarded.content, stored.encode()):
         section = header_section(content)
         lines = section.split(b"\r\n")
@@ -104,7 +99,7 @@ def test_envelope_addresses_follow_rfc_5321(mock, sink):
 def test_a_flood_of_refusals_does_not_flush_relayed_mail(mock):
     relay = mock.hide_my_email("sam")
     assert send(mock, f"From: <news@example.com>\r\nTo: <{relay}>\r\n\r\nkeep me\r\n".encode(), relay) == {}
-    raw = Raw(mock, timeout=120)
+    raw = Raw(mock, seconds=120)
     raw.send(b"EHLO me\r\nMAIL FROM:<news@example.com>\r\n" + b"".join(
         f"RCPT TO:<nobody{n}@privaterelay.appleid.com>\r\n".encode() for n in range(1_100)))
     raw.reply()
@@ -121,19 +116,24 @@ def test_noop_does_not_keep_a_slot():
     try:
         raw = Raw(mock)
         raw.command("EHLO me")
-        started = time.time()
-        end = deadline(10)
-        reply = None
-        while time.time() < end:
-            time.sleep(0.25)
+        started = time.monotonic()
+        replies = []
+
+        def told_to_go():
+            """A NOOP (a client that keeps talking without moving on); its reply once it is not
+            250, or "closed" when the connection is gone without one."""
             try:
-                reply = raw.command("NOOP")
+                replies.append(raw.command("NOOP"))
             except (ConnectionError, OSError):
-                break
-            if reply[0].startswith(b"421"):
-                break
+                return "closed"
+            return replies[-1] if not replies[-1][0].startswith(b"250 ") else None
+
+        # A NOOP every quarter of a second until the server tells the client to go (the idle
+        # timeout, 1 s, bounds talk without progress as it bounds silence).
+        reply = wait_until(told_to_go, 10, interval=0.25)
+        assert reply != "closed", f"closed without a reply after {replies}"
         assert reply and reply[0].startswith(b"421 4.4.2") and b"no progress" in reply[0]
-        assert time.time() - started >= 1
+        assert time.monotonic() - started >= 1
         raw.close()
     finally:
         mock.stop()
@@ -143,19 +143,41 @@ def test_idle_connections_give_their_slots_to_new_clients():
     mock = Mock("--smtp-port", "0")
     try:
         idle = [Raw(mock) for _ in range(64)]
-        time.sleep(1.3)
-        fresh = Raw(mock)
+        refused = []
+
+        def admitted():
+            """A new client, once the server gives it a slot; None while it answers 421 4.7.0."""
+            client = Raw(mock, greeting=None)
+            if client.greeting[0].startswith(b"220 "):
+                return client
+            refused.append(client.greeting)
+            client.close()
+            return None
+
+        # Every slot is taken: a new client is turned away until the connection longest without
+        # progress has gone a second (the grace) without it, then it takes that slot. Asked again
+        # until then, it is served as soon as the grace is over.
+        fresh = wait_until(admitted, 10, interval=0.1)
+        assert fresh, f"no slot was given to a new client: {refused[-1:]}"
+        assert all(greeting[0].startswith(b"421 4.7.0") for greeting in refused), refused
         assert fresh.command("EHLO me")[-1].startswith(b"250 ")
         assert fresh.command("QUIT") == [b"221 2.0.0 Bye"]
-        told = 0
+        # The idle connection that gave its slot was told 421 4.4.2, the others nothing. The server
+        # answers a connection's commands in order: a NOOP's reply is the marker that nothing came
+        # before it, and a 421 written to a connection comes before anything it answers later.
+        told = []
         for connection in idle:
-            connection.socket.settimeout(0.2)
             try:
-                if connection.reply()[0].startswith(b"421 4.4.2"):
-                    told += 1
-            except (socket.timeout, ConnectionError, OSError):
-                pass
+                connection.send(b"NOOP\r\n")
+            except OSError:
+                pass  # closed after its 421, which is still to be read
+            first = connection.reply()[0]
+            if first.startswith(b"421 4.4.2"):
+                told.append(first)
+            else:
+                assert first == b"250 2.0.0 Ok", first
             connection.close()
-        assert told == 1
+        assert len(told) == 1, told
+        assert b"slot given to a new client" in told[0]
     finally:
         mock.stop()

@@ -1,18 +1,16 @@
 """The relay's flags and variables: checked at start-up with a message naming the flag, a taken
 port refused in one line, the variable read like the flag."""
 
-import os
 import socket
 import subprocess
 
-from conftest import BINARY, ROOT, Mock
+from conftest import BINARY, ROOT, Mock, patient, server_environment
 
 
 def serve(*arguments, env=None):
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("APPLE_ID_MOCK_")}
-    environment.update(env or {})
-    return subprocess.run([BINARY, "serve", "--port", "0", *arguments], cwd=ROOT, env=environment,
-                          capture_output=True, text=True, timeout=30)
+    """`apple-id-mock serve` run to its end (these refuse to start), as the launcher would start it."""
+    return subprocess.run([BINARY, "serve", "--port", "0", *arguments], cwd=ROOT, env=server_environment(env),
+                          capture_output=True, text=True, timeout=patient(30))
 
 
 def test_bad_values_are_refused_naming_the_flag():

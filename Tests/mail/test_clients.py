@@ -2,13 +2,12 @@
 bundled test certificate."""
 
 import shutil
-import smtplib
 import ssl
 import subprocess
 
 import pytest
 
-from conftest import ROOT, Mock, message
+from conftest import ROOT, Mock, patient, smtp
 
 
 def test_django_send_mail_over_smtp(mock, sink):
@@ -21,7 +20,7 @@ def test_django_send_mail_over_smtp(mock, sink):
     from django.core.mail import get_connection, send_mail
 
     relay = mock.hide_my_email("sam")
-    connection = get_connection(host="127.0.0.1", port=mock.smtp_port, timeout=15)
+    connection = get_connection(host="127.0.0.1", port=mock.smtp_port, timeout=patient(15))
     sent = send_mail("Your receipt", "Thanks for your order – 42 €", "Example Shop <shop@example.com>", [relay],
                      connection=connection)
     assert sent == 1
@@ -35,12 +34,12 @@ def test_swaks_relayed_and_refused(mock):
     relay = mock.hide_my_email("sam")
     ok = subprocess.run(
         ["swaks", "--server", f"127.0.0.1:{mock.smtp_port}", "--from", "news@example.com", "--to", relay,
-         "--header", "Subject: swaks test", "--body", "hi"], capture_output=True, text=True, timeout=30)
+         "--header", "Subject: swaks test", "--body", "hi"], capture_output=True, text=True, timeout=patient(30))
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "250 2.0.0 Ok: queued as" in ok.stdout
     refused = subprocess.run(
         ["swaks", "--server", f"127.0.0.1:{mock.smtp_port}", "--from", "spam@nowhere.example", "--to", relay],
-        capture_output=True, text=True, timeout=30)
+        capture_output=True, text=True, timeout=patient(30))
     assert refused.returncode != 0
     assert "550 5.1.1 <spam@nowhere.example>: unauthorized sender" in refused.stdout
     assert {e["outcome"] for e in mock.wait_mail(2)} == {"relayed", "unauthorized_sender"}
@@ -55,7 +54,7 @@ def tls_mock():
 
 def test_starttls_with_the_bundled_certificate(tls_mock):
     context = ssl.create_default_context(cafile=str(ROOT / "keys/tls/ca.pem"))
-    with smtplib.SMTP("127.0.0.1", tls_mock.smtp_port, timeout=15) as client:
+    with smtp(tls_mock) as client:
         client.ehlo("client.example")
         assert client.has_extn("starttls")
         client.starttls(context=context)

@@ -3,12 +3,12 @@
 import socket
 import time
 
-from conftest import Mock, Raw, message, rss_kb
+from conftest import Mock, Raw, message, patient
 
 
 def test_fifty_megabytes_of_data_is_refused_with_552_and_memory_stays_bounded(mock):
     relay = mock.hide_my_email("sam")
-    before = rss_kb(mock)
+    before = mock.rss_kb()
     raw = Raw(mock)
     raw.send(f"EHLO me\r\nMAIL FROM:<news@example.com>\r\nRCPT TO:<{relay}>\r\nDATA\r\n".encode())
     assert raw.reply()[-1].startswith(b"250 ")
@@ -23,7 +23,7 @@ def test_fifty_megabytes_of_data_is_refused_with_552_and_memory_stays_bounded(mo
     raw.send(b"QUIT\r\n")
     assert raw.reply()[0].startswith(b"221 ")
     raw.close()
-    assert rss_kb(mock) - before < 40_000, "50 MB of DATA grew the server by more than 40 MB"
+    assert mock.rss_kb() - before < 40_000, "50 MB of DATA grew the server by more than 40 MB"
 
 
 def test_ten_thousand_recipients_pipelined(mock):
@@ -78,10 +78,13 @@ def test_overlong_line_and_garbage_get_replies_then_421(mock):
 
 
 def test_pipelining_without_reading_replies_is_bounded(mock):
-    before = rss_kb(mock)
+    before = mock.rss_kb()
     raw = Raw(mock)
     raw.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     payload = b"NOOP\r\n" * 40_000
+    # The client pushes until the connection closes or a send has been blocked 5 s (the server
+    # stopped reading). That is the hostile client's own persistence, not a wait for an event:
+    # it is not scaled by the patience, and decides nothing; the memory and the replies do.
     raw.socket.settimeout(5)
     sent = 0
     try:
@@ -90,14 +93,16 @@ def test_pipelining_without_reading_replies_is_bounded(mock):
             sent += 1
     except (socket.timeout, OSError):
         pass
-    raw.socket.settimeout(3)
-    assert rss_kb(mock) - before < 40_000
+    raw.socket.settimeout(patient(3))
+    assert mock.rss_kb() - before < 40_000
     codes = set()
     try:
         while True:
             codes.add(raw.reply()[0][:3])
+    except socket.timeout:
+        raise AssertionError(f"the server went quiet without closing the connection; replies so far: {codes}")
     except (ConnectionError, OSError):
-        pass
+        pass  # the server closed it
     assert codes <= {b"250", b"421"}
     raw.close()
 
@@ -105,10 +110,10 @@ def test_pipelining_without_reading_replies_is_bounded(mock):
 def test_silent_client_gets_421_after_the_idle_timeout():
     mock = Mock("--smtp-port", "0", "--idle-timeout", "0.5")
     try:
-        raw = Raw(mock)
-        started = time.time()
+        raw = Raw(mock, seconds=10)
+        started = time.monotonic()
         assert raw.reply()[0].startswith(b"421 4.4.2")
-        assert time.time() - started < 10
+        assert time.monotonic() - started < patient(10)
         raw.close()
     finally:
         mock.stop()

@@ -6,7 +6,7 @@ import smtplib
 
 import pytest
 
-from conftest import Mock, message
+from conftest import Mock, message, smtp
 
 POSTGRES = os.environ.get("APPLE_ID_MOCK_TEST_POSTGRES_URL")
 
@@ -19,11 +19,11 @@ def test_replicas_share_the_mailbox(sink):
         first.admin("POST", "/__admin/reset")
         sink.messages.clear()
         relay = first.hide_my_email("sam")
-        with smtplib.SMTP("127.0.0.1", first.smtp_port, timeout=15) as client:
+        with smtp(first) as client:
             client.sendmail("news@example.com", [relay], message(to=relay))
         [entry] = second.wait_mail(1, outcome="relayed")
         assert entry["recipient"] == relay
-        with smtplib.SMTP("127.0.0.1", second.smtp_port, timeout=15) as client:
+        with smtp(second) as client:
             with pytest.raises(smtplib.SMTPRecipientsRefused):
                 client.sendmail("nobody@elsewhere.example", [relay], message(to=relay))
         assert {e["outcome"] for e in first.wait_mail(2)} == {"relayed", "unauthorized_sender"}

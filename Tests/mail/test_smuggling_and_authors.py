@@ -6,7 +6,7 @@ import smtplib
 
 import pytest
 
-from conftest import Mock, Raw, forwarded, marker, peak_kb, wait_forwarded
+from conftest import Mock, Raw, forwarded, marker, smtp, wait_forwarded
 
 SMUGGLED = (b"MAIL FROM:<evil@evil.test>\r\nRCPT TO:<{relay}>\r\nDATA\r\nFrom: evil@evil.test\r\n"
             b"Subject: smuggled\r\n\r\nsmuggled\r\n")
@@ -58,7 +58,7 @@ def test_dot_stuffing_is_undone_exactly(mock, sink):
     assert raw.reply()[0].startswith(b"250 2.0.0 Ok: queued as ")
     raw.close()
     [entry] = mock.wait_mail(1, outcome="relayed")
-    status, stored = mock.call("GET", f"/__admin/mail/{entry['id']}/raw")
+    stored = mock.call("GET", f"/__admin/mail/{entry['id']}/raw").text
     assert stored.endswith("\r\n\r\n.one dot\r\n..two dots\r\n.\r\n space\r\nend\r\n")
     [message] = wait_forwarded(sink, mark)
     assert message.content.endswith(b"\r\n\r\n.one dot\r\n..two dots\r\n.\r\n space\r\nend\r\n")
@@ -81,7 +81,7 @@ def test_a_line_over_1000_octets_is_refused_and_1000_passes(mock):
 
 
 def send(mock, data, to, sender="news@example.com"):
-    with smtplib.SMTP("127.0.0.1", mock.smtp_port, timeout=15) as client:
+    with smtp(mock) as client:
         return client.sendmail(sender, [to], data)
 
 
@@ -150,9 +150,9 @@ def test_one_hundred_copies_of_a_recipient_and_a_large_body_count_once_and_memor
     relay = mock.hide_my_email("sam")
     mock.admin("PATCH", "/__admin/settings", {"mailDailyLimit": 2})
     body = (b"y" * 98 + b"\r\n") * 99_000  # 9.9 MB
-    peak_before = peak_kb(mock)
+    peak_before = mock.peak_kb()
     for attempt in range(3):
-        raw = Raw(mock, timeout=120)
+        raw = Raw(mock, seconds=120)
         raw.send(b"EHLO me\r\nMAIL FROM:<news@example.com>\r\n" + f"RCPT TO:<{relay}>\r\n".encode() * 100
                  + b"DATA\r\n")
         replies = [raw.reply() for _ in range(103)]
@@ -169,7 +169,7 @@ def test_one_hundred_copies_of_a_recipient_and_a_large_body_count_once_and_memor
     assert len(entries) == 2
     summary = mock.admin("GET", "/__admin/mail")["mailbox"]
     assert summary["keptMessages"] == 2 and summary["keptBytes"] < 21_000_000
-    assert peak_kb(mock) - peak_before < 300_000, "two 9.9 MB messages to 100 recipients peaked over 300 MB more"
+    assert mock.peak_kb() - peak_before < 300_000, "two 9.9 MB messages to 100 recipients peaked over 300 MB more"
     assert len(sink.wait(2)) >= 2
 
 
@@ -185,9 +185,9 @@ def test_the_mailbox_stays_within_mailbox_max_bytes_oldest_dropped_and_counted(o
     assert summary == {"keptMessages": 3, "keptBytes": summary["keptBytes"], "maxBytes": 1_048_576,
                        "droppedMessages": 2, "droppedBytes": summary["droppedBytes"]}
     assert summary["keptBytes"] <= 1_048_576 and summary["droppedBytes"] > 600_000
-    assert mock.call("GET", f"/__admin/mail/{entries[0]['id']}/raw")[0] == 200
-    status, problem = mock.call("GET", f"/__admin/mail/{entries[-1]['id']}/raw")
-    assert status == 404 and "mailboxMaxBytes" in problem["message"]
+    assert mock.call("GET", f"/__admin/mail/{entries[0]['id']}/raw").status == 200
+    problem = mock.call("GET", f"/__admin/mail/{entries[-1]['id']}/raw")
+    assert problem.status == 404 and "mailboxMaxBytes" in problem.json["message"]
 
 
 @pytest.mark.parametrize("command", [

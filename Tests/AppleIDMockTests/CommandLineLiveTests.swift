@@ -10,7 +10,6 @@ struct CommandLineLiveTests {
         arguments: [
             ["client-secret", "--client-id", "com.example.web"],
             ["mint", "id-token", "--user", "sam", "--client-id", "com.example.web"],
-            ["validate"],
             ["serve", "--port", "0"],
         ])
     func outsideTheCheckout(arguments: [String]) async throws {
@@ -30,6 +29,34 @@ struct CommandLineLiveTests {
             let keys = lines.first { $0.contains("no keys folder") } ?? ""
             #expect(keys.contains("/keys") && keys.contains("--keys-dir") && keys.contains("APPLE_ID_MOCK_KEYS_DIR"))
             #expect(!finished.stdout.contains("listening"))
+        }
+    }
+
+    @Test(
+        "validate away from a checkout checks scenario files without keys, and says so; a keys folder named must exist")
+    func validateWithoutKeys() async throws {
+        try await ChildServers.with { children in
+            let elsewhere = children.file("elsewhere")
+            try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+            let missing = try await children.run(["validate"], directory: elsewhere)
+            #expect(missing.ending == .exited(1), "\(missing.ending)")
+            #expect(missing.stderrLines.count == 1, "only the scenarios folder: \(missing.stderr)")
+            #expect(missing.stderr.contains("no scenarios folder") && missing.stderr.contains("--scenarios-dir"))
+
+            let checked = try await children.run(["validate", Fixture.scenariosDirectory], directory: elsewhere)
+            #expect(checked.ending == .exited(0), "\(checked.stderr)")
+            #expect(checked.stdout.contains("OK: ") && checked.stdout.contains("default"))
+            #expect(checked.stdout.contains("signing key ids not checked") && checked.stdout.contains("--keys-dir"))
+
+            let withKeys = try await children.run(
+                ["validate", Fixture.scenariosDirectory, "--keys-dir", Fixture.keysDirectory], directory: elsewhere)
+            #expect(withKeys.ending == .exited(0), "\(withKeys.stderr)")
+            #expect(!withKeys.stdout.contains("not checked"))
+
+            let named = try await children.run(
+                ["validate", Fixture.scenariosDirectory, "--keys-dir", "/nonexistent/keys"], directory: elsewhere)
+            #expect(named.ending == .exited(1))
+            #expect(named.stderr.contains("no keys folder") && named.stderr.contains("/nonexistent/keys"))
         }
     }
 

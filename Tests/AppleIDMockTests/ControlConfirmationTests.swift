@@ -18,30 +18,27 @@ struct ControlConfirmationTests {
             let before = try await second.current()
 
             // Unchanged: answered without a statement, and a step confirms the record.
-            let quiet = ControlConfirmation(scope: second.scope.name)
+            let quiet = ControlConfirmation()
             let statements = postgres.sharedStatements
-            let active = try await ControlConfirmation.$current.withValue(quiet) { try await second.current() }
+            let active = try await second.current(confirming: quiet)
             #expect(postgres.sharedStatements == statements)
             #expect(quiet.unconfirmed == before.control)
-            let consent = try await ControlConfirmation.$current.withValue(quiet) {
-                try await second.withSession(active) { session, _ in
-                    try await session.consent(userKey: "maria", appGroupId: "example")
-                }
+            #expect(active.confirmation === quiet)
+            let consent = try await second.withSession(active) { session, _ in
+                try await session.consent(userKey: "maria", appGroupId: "example")
             }
             #expect(consent == nil)
             #expect(quiet.unconfirmed == nil)
 
             // Changed through the other replica: the step refuses before it writes anything.
             _ = try await first.patchSettings(.object(["codeLifetimeSeconds": .number(60)]))
-            let stale = ControlConfirmation(scope: second.scope.name)
+            let stale = ControlConfirmation()
             await #expect(throws: ControlStale.self) {
-                try await ControlConfirmation.$current.withValue(stale) {
-                    let active = try await second.current()
-                    try await second.withSession(active) { session, _ in
-                        _ = try await session.authorize(
-                            userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false,
-                            now: Fixture.start)
-                    }
+                let active = try await second.current(confirming: stale)
+                try await second.withSession(active) { session, _ in
+                    _ = try await session.authorize(
+                        userKey: "maria", appGroupId: "example", scopes: [], hidesEmail: false,
+                        now: Fixture.start)
                 }
             }
             #expect(stale.unconfirmed == before.control)

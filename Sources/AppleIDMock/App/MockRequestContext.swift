@@ -1,9 +1,11 @@
 import Hummingbird
 import NIOCore
 
-/// The context of every request: Hummingbird's, plus the connection (so a fault rule can drop it
-/// without an answer), the state in force (read once when the request starts) and, on Apple's
-/// endpoints, the draft of the request's journal entry.
+/// The context of every request at the edge: Hummingbird's, plus the connection (so a fault rule can
+/// drop it without an answer), what the request said of its namespace, the world chosen for it and
+/// the state in force (read once when the request starts) and, on Apple's endpoints, the draft of
+/// the request's journal entry. Handlers get `WorldRequestContext`, made from this one once the
+/// world is chosen.
 ///
 /// A request is handled on its connection's event loop (`HTTPServerBuilder.loopBoundHTTP1`): code
 /// reached from a handler must not block. Blocking work (RSA key generation) goes to
@@ -31,17 +33,15 @@ struct MockRequestContext: RequestContext {
     var routeGroup = RouteGroup.other
     /// What the request said of its namespace before any route ran (`NamespacePrefixResponder`).
     var namespaceRequest = NamespaceRequest()
-    /// The world of the request's namespace (`NamespaceMiddleware`, or for Apple's calls
-    /// `AppleCallMiddleware` once it read what the call carries); `nil` until chosen.
-    var state: MockState?
+    /// The world of the request's namespace, set once by what chooses it (`NamespaceMiddleware`, or
+    /// for Apple's calls `AppleCallMiddleware` once it read what the call carries); `nil` until then.
+    var world: MockState?
+    /// Whether `AppleCallMiddleware` runs this `/auth/*` call again should a reset land before its
+    /// step (`SessionChanged`); on its last run, the error middleware answers it.
+    var mayRunAgain = false
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
-    }
-
-    /// The state in force for this request: as read when it started, or read now from `state`.
-    func active(in state: MockState) async throws -> ActiveScenario {
-        try await state.current(or: active)
     }
 }

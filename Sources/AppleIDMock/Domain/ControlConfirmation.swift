@@ -7,23 +7,15 @@ import Synchronization
 /// record changed meanwhile (through another replica, say) makes the request run again, reading
 /// the record first, before anything it did was kept: it is answered as if it had read the record
 /// when it started.
+///
+/// Nothing finds it out of sight: `AppleCallMiddleware` makes it for the call's first run and
+/// reads the state with it (`MockState.current(confirming:)`); the state it answers with carries it
+/// (`ActiveScenario.confirmation`, in the request context as `active`) to every step the call runs
+/// on that state (`MockState.withSession`, `firingFault`).
 final class ControlConfirmation: Sendable {
-    /// The confirmation of the request under way, if it is answered so.
-    @TaskLocal static var current: ControlConfirmation?
-
-    /// The namespace whose state the request is answered in.
-    let scope: String
     private let state = Mutex<(used: ControlState?, confirmed: Bool)>((nil, false))
 
-    init(scope: String) {
-        self.scope = scope
-    }
-
-    /// The request's confirmation if it is answered in `scope`'s state.
-    static func of(_ scope: NamespaceScope) -> ControlConfirmation? {
-        guard let confirmation = current, confirmation.scope == scope.name else { return nil }
-        return confirmation
-    }
+    init() {}
 
     /// The record the request is answered on without having read it, if it is still unconfirmed:
     /// `current()` answers with it (and notes it) only then, and a step then checks the record it

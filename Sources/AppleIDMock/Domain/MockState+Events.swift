@@ -11,8 +11,8 @@ extension MockState {
     /// Applies the scenario's scheduled transfers and events that are due on the mock's clock, in one
     /// step; events that do not apply are logged as skipped. Returns the state in force afterwards.
     @discardableResult
-    func fireDueEvents() async throws -> ActiveScenario {
-        let active = try await current()
+    func fireDueEvents(confirming confirmation: ControlConfirmation? = nil) async throws -> ActiveScenario {
+        let active = try await current(confirming: confirmation)
         guard active.hasDueWork(at: active.now) else { return active }
         try await applyDueEvents()
         return try await current()

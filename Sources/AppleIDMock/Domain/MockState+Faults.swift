@@ -79,7 +79,7 @@ extension MockState {
         _ endpoint: FaultRule.Endpoint, grantType: String?, clientId: String?, in active: ActiveScenario
     ) async throws -> FaultRule? {
         guard active.control.faults.contains(where: { $0.endpoint == endpoint }) else { return nil }
-        let confirmation = ControlConfirmation.of(scope)
+        let confirmation = active.confirmation
         let fired: FaultRule?
         do {
             fired = try await countFaults(endpoint, grantType: grantType, clientId: clientId, active, confirmation)

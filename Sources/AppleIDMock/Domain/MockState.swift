@@ -113,13 +113,13 @@ final class MockState: Sendable {
             : "the namespace \"\(scope.name)\" was deleted; name it again to make it anew"
     }
 
-    /// The state in force now (the world is rebuilt only when the control record changed).
-    func current() async throws -> ActiveScenario {
+    /// The state in force now (the world is rebuilt only when the control record changed). With
+    /// `confirmation` (an `/auth/*` call on a store where reading the control record is a round
+    /// trip), the record last read here, unread, for the call's steps to confirm.
+    func current(confirming confirmation: ControlConfirmation? = nil) async throws -> ActiveScenario {
         let known = cached.withLock { $0 }
-        if let known, let confirmation = ControlConfirmation.of(scope), store.confirmsControlAtCommit,
-            confirmation.use(known.control)
-        {
-            return known
+        if let known, let confirmation, store.confirmsControlAtCommit, confirmation.use(known.control) {
+            return known.confirming(confirmation)
         }
         let (revision, value) = try await store.control(ifChangedFrom: known?.revision)
         if let known, value == nil { return known }
@@ -134,6 +134,12 @@ final class MockState: Sendable {
         }
         epochs.observe(value.epoch)
         return active
+    }
+
+    /// `read` (the state read when a request started), or the state in force now.
+    func current(or read: ActiveScenario?) async throws -> ActiveScenario {
+        if let read { return read }
+        return try await current()
     }
 
     /// The world of `control`: its scenario (from the folder, or as uploaded) with the settings patch
@@ -207,7 +213,7 @@ final class MockState: Sendable {
     ) async throws -> T {
         let started = ContinuousClock.now
         defer { metrics.storeStep(.session, ContinuousClock.now - started) }
-        let confirmation = ControlConfirmation.of(scope)
+        let confirmation = active.confirmation
         do {
             let result = try await store.transaction { transaction in
                 try Self.require(try await transaction.get(Spaces.control, ControlState.key), of: active, confirmation)

@@ -67,14 +67,14 @@ enum RequestReading {
     }
 
     /// The query string's parameters, as already read for this request if they were.
-    static func query(_ request: Request, context: MockRequestContext) throws(AppleError) -> FormParameters {
+    static func query(_ request: Request, context: WorldRequestContext) throws(AppleError) -> FormParameters {
         guard let parsed = context.parsedQuery else { return try query(request) }
         return try refusingDuplicates(parsed)
     }
 
     /// The form body's parameters (the caller has checked the content type), as already read for
     /// this request if they were.
-    static func bodyForm(_ request: Request, context: MockRequestContext) async throws(AppleError) -> FormParameters {
+    static func bodyForm(_ request: Request, context: WorldRequestContext) async throws(AppleError) -> FormParameters {
         if context.bodyUnreadable {
             throw .invalidRequest("request body over \(maximumBodySize) bytes or unreadable")
         }
@@ -91,7 +91,7 @@ enum RequestReading {
     }
 
     /// The body of a token or revoke request: must be a form (else the configured error), no duplicates.
-    static func tokenForm(_ request: Request, context: MockRequestContext, settings: MockSettings)
+    static func tokenForm(_ request: Request, context: WorldRequestContext, settings: MockSettings)
         async throws(AppleError)
         -> FormParameters
     {

@@ -10,9 +10,9 @@ import Logging
 ///   `AdminErrorMiddleware` (the control plane's error answers).
 /// - Every request first gets its namespace's world (`NamespaceMiddleware`, or for Apple's calls
 ///   `AppleCallMiddleware`), whose due scheduled events fire first; one no route matched still gets
-///   its group's outer middleware (`UnmatchedRouteMiddleware`). The controllers answer in that
-///   world (`NamespacedController.scoped`). A `/ns/{name}` prefix is gone before the router runs
-///   (`NamespacePrefixResponder`).
+///   its group's outer middleware (`UnmatchedRouteMiddleware`). Handlers get that world in their
+///   context (`WorldRequestContext`, made as the request enters `inWorld()`); controllers hold none.
+///   A `/ns/{name}` prefix is gone before the router runs (`NamespacePrefixResponder`).
 ///
 /// Handlers run on their connection's event loop (`HTTPServerBuilder.loopBoundHTTP1`): nothing
 /// reached from a handler may block it. Blocking work (RSA key generation) runs on
@@ -23,7 +23,6 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     // The log level is fixed at start-up; below debug the middleware would only pass each request on.
     if services.logger.logLevel <= .debug { router.add(middleware: RequestLogMiddleware(logger: services.logger)) }
     router.add(middleware: NamespaceMiddleware(namespaces: services.namespaces))
-    let state = services.state
     let logger = services.logger
     let appleCall = AppleCallMiddleware(namespaces: services.namespaces, journal: services.journal, logger: logger)
     let adminAccess = AdminAccessMiddleware(access: services.adminAccess, logger: logger)
@@ -38,41 +37,49 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
 
     // Outside AppleCallMiddleware, so that the answers of fault rules carry it too.
     let apple = router.group().add(middleware: AppleServerHeaderMiddleware())
-    DiscoveryController(address: services.address, state: state).addRoutes(to: apple)
+    DiscoveryController(address: services.address).addRoutes(to: apple.inWorld())
     let auth = apple.group(RouterPath(ApplePath.group))
         .add(middleware: appleCall)
-    AuthorizeController(state: state, publicBaseURL: services.publicBaseURL, logger: logger)
-        .addRoutes(to: auth.group().add(middleware: AppleErrorMiddleware(answer: .errorPage, logger: logger)))
-    let api = auth.group().add(middleware: AppleErrorMiddleware(answer: .json, logger: logger))
-    KeysController(state: state, namespaces: services.namespaces).addRoutes(to: api)
-    TokenController(state: state).addRoutes(to: api)
-    RevokeController(state: state, logger: logger).addRoutes(to: api)
-    MigrationController(state: state).addRoutes(to: api)
+    AuthorizeController(publicBaseURL: services.publicBaseURL, logger: logger)
+        .addRoutes(to: auth.group().add(middleware: AppleErrorMiddleware(answer: .errorPage, logger: logger)).inWorld())
+    let api = auth.group().add(middleware: AppleErrorMiddleware(answer: .json, logger: logger)).inWorld()
+    KeysController(namespaces: services.namespaces).addRoutes(to: api)
+    TokenController().addRoutes(to: api)
+    RevokeController(logger: logger).addRoutes(to: api)
+    MigrationController().addRoutes(to: api)
 
-    let admin = router.group(RouterPath(AdminPath.group))
+    let adminEdge = router.group(RouterPath(AdminPath.group))
         .add(middleware: adminAccess)
         .add(middleware: AdminErrorMiddleware(logger: logger))
+    let admin = adminEdge.inWorld()
     DashboardController().addRoutes(to: admin)
     OpenAPIController().addRoutes(to: admin)
     NamespacesController(namespaces: services.namespaces).addRoutes(to: admin)
-    ScenariosController(state: state, logger: logger).addRoutes(to: admin)
-    SettingsController(state: state).addRoutes(to: admin)
-    ClockController(state: state).addRoutes(to: admin)
-    ResetController(state: state).addRoutes(to: admin)
-    ConsentsController(state: state).addRoutes(to: admin)
-    UsersController(state: state).addRoutes(to: admin)
-    ClientSecretController(state: state, keysDirectory: services.keysDirectory).addRoutes(to: admin)
-    NativeController(state: state).addRoutes(to: admin)
-    EventsController(state: state, logger: logger).addRoutes(to: admin)
-    NotificationsController(state: state).addRoutes(to: admin)
-    TransfersController(state: state, logger: logger).addRoutes(to: admin)
-    FaultsController(state: state, logger: logger).addRoutes(to: admin)
-    KeysAdminController(state: state).addRoutes(to: admin)
-    JournalController(state: state, journal: services.journal).addRoutes(to: admin)
-    MintController(state: state, journal: services.journal).addRoutes(to: admin)
-    MailController(state: state, journal: services.journal, mail: services.mail).addRoutes(to: admin)
+    ScenariosController(logger: logger).addRoutes(to: admin)
+    SettingsController().addRoutes(to: admin)
+    ClockController().addRoutes(to: admin)
+    ResetController().addRoutes(to: admin)
+    ConsentsController().addRoutes(to: admin)
+    UsersController().addRoutes(to: admin)
+    ClientSecretController(keysDirectory: services.keysDirectory).addRoutes(to: admin)
+    NativeController().addRoutes(to: admin)
+    EventsController(logger: logger).addRoutes(to: admin)
+    NotificationsController().addRoutes(to: admin)
+    TransfersController(logger: logger).addRoutes(to: admin)
+    FaultsController(logger: logger).addRoutes(to: admin)
+    KeysAdminController().addRoutes(to: admin)
+    JournalController(journal: services.journal).addRoutes(to: admin)
+    MintController(journal: services.journal).addRoutes(to: admin)
+    MailController(journal: services.journal, mail: services.mail).addRoutes(to: admin)
     // At the root, where Prometheus looks, behind the control plane's guard.
-    MetricsController(state: state, namespaces: services.namespaces).addRoutes(
-        to: router.group().add(middleware: adminAccess).add(middleware: AdminErrorMiddleware(logger: logger)))
+    MetricsController(namespaces: services.namespaces).addRoutes(
+        to: router.group().add(middleware: adminAccess).add(middleware: AdminErrorMiddleware(logger: logger)).inWorld())
     return router
+}
+
+extension RouterGroup<MockRequestContext> {
+    /// The routes of this group, answered in the world chosen for each request (`WorldRequestContext`).
+    func inWorld() -> RouterGroup<WorldRequestContext> {
+        group(context: WorldRequestContext.self)
+    }
 }

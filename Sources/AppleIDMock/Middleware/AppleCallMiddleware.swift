@@ -12,6 +12,13 @@ import Logging
 /// type, client, the fingerprints of its secrets), hands the endpoint a journal draft in the request
 /// context, applies a fault rule that fires on the call, and records it in the journal once it is
 /// answered.
+///
+/// It is the one place a call runs again, before anything of a run is kept or sent: when a reset or
+/// scenario switch landed between reading the state and the call's step on the session
+/// (`SessionChanged`: answered as if it came after, so a wiped code is Apple's `invalid_grant`), and
+/// on PostgreSQL when the control record the first run was answered on without reading it changed
+/// meanwhile (`ControlConfirmation`). A fault rule counted in one run is not counted again. What a
+/// handler must do to be run twice safely: `WorldRequestContext`.
 struct AppleCallMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
     /// Every namespace's world: the call is answered in the one it chooses (`NamespaceChoice`).
@@ -36,22 +43,25 @@ struct AppleCallMiddleware: RouterMiddleware {
         } catch let error where !(error is any HTTPResponseError) {
             return try NamespaceMiddleware.refusal(error, group: context.routeGroup)
         }
-        context.state = state
         let endpoint = FaultRule.Endpoint(rawValue: endpointName)
         // On PostgreSQL the call is first answered on the control record this replica last read;
         // if that record changed meanwhile, it runs again, reading it first (`ControlConfirmation`).
-        var confirmation = state.store.confirmsControlAtCommit ? ControlConfirmation(scope: state.scope.name) : nil
+        var confirmation = state.store.confirmsControlAtCommit ? ControlConfirmation() : nil
+        var fault = FaultDecision()
+        var runs = 0
         while true {
-            let run = await ControlConfirmation.$current.withValue(confirmation) {
-                await self.run(
-                    request, context: context, state: state, endpoint: endpoint, parameters: parameters, next: next)
-            }
+            runs += 1
+            context.mayRunAgain = runs <= Self.rerunsAfterReset
+            let run = await self.run(
+                request, context: context, state: state, endpoint: endpoint, parameters: parameters,
+                confirmation: confirmation, fault: &fault, next: next)
             if let first = confirmation {
                 confirmation = nil
                 if case .failure(let error) = run.outcome, error is ControlStale { continue }
                 // Unreadable (the database failed, the namespace was deleted): the next run reports it.
                 if let used = first.unconfirmed, (try? await state.current())?.control != used { continue }
             }
+            if case .failure(let error) = run.outcome, error is SessionChanged, context.mayRunAgain { continue }
             let status: Int
             switch run.outcome {
             case .success(let response): status = Int(response.status.code)
@@ -61,25 +71,49 @@ struct AppleCallMiddleware: RouterMiddleware {
             record(
                 request, endpoint: endpointName, status: status, parameters: parameters, draft: run.draft,
                 state: state, active: run.active, started: started)
-            return try run.outcome.get()
+            return AnsweringNamespace.marked(try run.outcome.get(), answeredIn: state)
         }
+    }
+
+    /// How often a call runs again when resets keep landing while it runs (the last run's answer,
+    /// `invalid_grant` for a `SessionChanged`, stands).
+    static let rerunsAfterReset = 8
+
+    /// Whether a fault rule fires on the call: decided in the first run that counted it, kept for
+    /// the runs after (its latency served once).
+    struct FaultDecision {
+        var decided = false
+        var rule: FaultRule?
+        var delayed = false
     }
 
     /// One run of the call in `state`: its due events fired, its answer (or what it threw), the
     /// state it was answered in and its journal draft.
     private func run(
         _ request: Request, context: Context, state: MockState, endpoint: FaultRule.Endpoint?,
-        parameters: FormParameters, next: (Request, Context) async throws -> Response
+        parameters: FormParameters, confirmation: ControlConfirmation?, fault: inout FaultDecision,
+        next: (Request, Context) async throws -> Response
     ) async -> (outcome: Result<Response, any Error>, active: ActiveScenario?, draft: JournalDraft) {
         var context = context
+        context.world = state
         // A store outage is reported by the handler itself.
-        context.active = try? await state.fireDueEvents()
+        context.active = try? await state.fireDueEvents(confirming: confirmation)
         let draft = JournalDraft()
         context.journal = draft
+        if !fault.decided, let endpoint, let active = context.active {
+            do {
+                fault.rule = try await state.firingFault(
+                    endpoint, grantType: parameters.first("grant_type"), clientId: parameters.first("client_id"),
+                    in: active)
+            } catch let stale as ControlStale {
+                return (.failure(stale), context.active, draft)
+            } catch {
+                // The rules could not be read: the call is answered without them.
+            }
+            fault.decided = true
+        }
         do {
-            let response = try await answer(
-                request, context: context, state: state, endpoint: endpoint, parameters: parameters,
-                active: context.active, draft: draft, next: next)
+            let response = try await answer(request, context: context, fault: &fault, draft: draft, next: next)
             return (.success(response), context.active, draft)
         } catch {
             return (.failure(error), context.active, draft)
@@ -130,19 +164,16 @@ struct AppleCallMiddleware: RouterMiddleware {
 
     /// The answer, with the fault rule that fires on this call (if any) applied.
     private func answer(
-        _ request: Request, context: Context, state: MockState, endpoint: FaultRule.Endpoint?,
-        parameters: FormParameters,
-        active: ActiveScenario?, draft: JournalDraft, next: (Request, Context) async throws -> Response
+        _ request: Request, context: Context, fault: inout FaultDecision, draft: JournalDraft,
+        next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let endpoint, let active,
-            let rule = try? await state.firingFault(
-                endpoint, grantType: parameters.first("grant_type"), clientId: parameters.first("client_id"),
-                in: active)
-        else { return try await next(request, context) }
+        guard let rule = fault.rule else { return try await next(request, context) }
         draft.note(fault: rule.id, dropped: rule.drop)
         logger.notice(
-            "fault rule fired", metadata: ["idp.fault": .string(rule.id), "idp.endpoint": .string(endpoint.rawValue)])
-        if let latency = rule.latencyMilliseconds, latency > 0 {
+            "fault rule fired",
+            metadata: ["idp.fault": .string(rule.id), "idp.endpoint": .string(rule.endpoint.rawValue)])
+        if let latency = rule.latencyMilliseconds, latency > 0, !fault.delayed {
+            fault.delayed = true
             try? await Task.sleep(for: .milliseconds(latency))
         }
         if rule.drop {
@@ -151,7 +182,7 @@ struct AppleCallMiddleware: RouterMiddleware {
         }
         if let code = rule.error { draft.note(refusal: code, reason: "fault rule \(rule.id)") }
         var response: Response
-        if let replacement = FaultAnswer.replacement(for: rule, endpoint: endpoint) {
+        if let replacement = FaultAnswer.replacement(for: rule, endpoint: rule.endpoint) {
             response = replacement
         } else {
             response = try await next(request, context)

@@ -35,6 +35,8 @@ struct AppleErrorMiddleware: RouterMiddleware {
             throw error  // the router's own answers (404)
         } catch let stale as ControlStale {
             throw stale  // `AppleCallMiddleware` runs the call again
+        } catch let changed as SessionChanged where context.mayRunAgain {
+            throw changed  // the same
         } catch {
             let endpoint = context.routeGroup.appleEndpoint ?? ApplePath.group
             let (refusal, status) = classify(error, requestId: context.id, endpoint: endpoint)

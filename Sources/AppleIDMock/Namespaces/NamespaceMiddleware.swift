@@ -19,10 +19,10 @@ struct NamespaceMiddleware: RouterMiddleware {
         } catch let error where !(error is any HTTPResponseError) {
             return try Self.refusal(error, group: context.routeGroup)
         }
-        context.state = state
+        context.world = state
         // A store outage is reported by the handler itself.
         context.active = try? await state.fireDueEvents()
-        return try await next(request, context)
+        return AnsweringNamespace.marked(try await next(request, context), answeredIn: state)
     }
 
     /// A namespace that cannot be made (the limit) or read (a store outage: 503), as the surface

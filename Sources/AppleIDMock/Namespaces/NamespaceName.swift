@@ -1,5 +1,6 @@
-/// The rules for a namespace's name: 1 to 64 of `A-Z a-z 0-9 . _ -`. The world that exists without
-/// namespaces is `default`.
+/// The rules for a namespace's name: 1 to 64 of `A-Z a-z 0-9 . _ -`, beginning and ending with a
+/// letter or digit (so `.`, `..` and `...`, which a browser or proxy folds out of a path, are never
+/// names). The world that exists without namespaces is `default`.
 enum NamespaceName {
     /// The namespace of every request that names none.
     static let `default` = "default"
@@ -22,7 +23,17 @@ enum NamespaceName {
             return
                 "a namespace's name holds only A-Z a-z 0-9 . _ -; found \(bad.properties.generalCategory == .control ? "a control character" : "\"\(bad)\"")"
         }
+        guard let first = name.unicodeScalars.first, let last = name.unicodeScalars.last,
+            isLetterOrDigit(first), isLetterOrDigit(last)
+        else { return "a namespace's name begins and ends with a letter or digit; found \"\(name)\"" }
         return nil
+    }
+
+    private static func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "A"..."Z", "a"..."z", "0"..."9": true
+        default: false
+        }
     }
 
     private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {

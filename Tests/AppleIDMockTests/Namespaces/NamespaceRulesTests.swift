@@ -20,6 +20,26 @@ struct NamespaceRulesTests {
         #expect(NamespaceName.problem("a/b")?.contains("\"/\"") == true)
         #expect(NamespaceName.problem("é")?.contains("\"é\"") == true)
         #expect(NamespaceName.problem("a\u{0}b")?.contains("control character") == true)
+        // Dots alone are what a browser or proxy folds out of a path: never a name, nor one that
+        // begins or ends with anything but a letter or digit.
+        for bad in [".", "..", "...", "-a", "a-", "_a", "a.", ".env"] {
+            #expect(NamespaceName.problem(bad)?.contains("begins and ends with a letter or digit") == true, "\(bad)")
+        }
+    }
+
+    @Test("/ns/../ is refused in the format of the surface it came to, and makes no namespace")
+    func dotsInThePrefix() async throws {
+        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
+        try await app.test(.router) { client in
+            let admin = try await client.execute(uri: "/ns/../__admin/clock", method: .get)
+            #expect(admin.status == .badRequest)
+            #expect(admin.text.contains("begins and ends with a letter or digit"))
+            let apple = try await client.execute(uri: "/ns/.../auth/keys", method: .get)
+            #expect(apple.status == .badRequest)
+            #expect(apple.json["error"] as? String == "invalid_request")
+            let listed = try await client.execute(uri: "/__admin/namespaces", method: .get).text
+            #expect(!listed.contains("\"..\""))
+        }
     }
 
     @Test("the prefix /ns/{name} is split from the rest of the target, which always begins with /")

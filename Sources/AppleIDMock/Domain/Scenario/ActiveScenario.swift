@@ -26,6 +26,10 @@ final class ActiveScenario: Sendable {
     let upload: UploadedScenario?
     /// The base clock.
     private let clock: MockClock
+    /// The confirmation of the `/auth/*` call answered on this state without reading it first
+    /// (`MockState.current(confirming:)`): the call's steps check and confirm it. `nil` for a state
+    /// read from the store, and for every request on a store that reads its control record cheaply.
+    let confirmation: ControlConfirmation?
 
     init(
         world: World, secrets: ClientSecretVerifier, keys: ResolvedKeys, control: ControlState, revision: Int64,
@@ -38,8 +42,28 @@ final class ActiveScenario: Sendable {
         self.control = control
         self.revision = revision
         self.upload = upload
+        confirmation = nil
         scheduledEvents = Self.inScheduleOrder(world.scenario.events, at: \.at)
         scheduledTransfers = Self.inScheduleOrder(world.scenario.transfers, at: \.at)
+    }
+
+    /// `other`, answering one call under `confirmation`.
+    private init(_ other: ActiveScenario, confirmation: ControlConfirmation) {
+        world = other.world
+        secrets = other.secrets
+        keys = other.keys
+        control = other.control
+        revision = other.revision
+        scheduledEvents = other.scheduledEvents
+        scheduledTransfers = other.scheduledTransfers
+        upload = other.upload
+        clock = other.clock
+        self.confirmation = confirmation
+    }
+
+    /// The same state, for one call answered on it before it was read again (`ControlConfirmation`).
+    func confirming(_ confirmation: ControlConfirmation) -> ActiveScenario {
+        ActiveScenario(self, confirmation: confirmation)
     }
 
     /// The same state, read again at store revision `revision` (another namespace's control record

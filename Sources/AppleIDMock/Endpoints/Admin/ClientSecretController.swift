@@ -8,19 +8,19 @@ import Hummingbird
 
 /// `POST /__admin/client-secret`: a `client_secret` made with a bundled developer key.
 struct ClientSecretController: Sendable {
-    var state: MockState
     /// Where the bundled developer keys are.
     let keysDirectory: String
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(AdminPath.clientSecret)) { request, context in
-            try await self.scoped(context).clientSecret(request, context)
+            try await self.clientSecret(request, context)
         }
     }
 
     /// A `client_secret` signed with a bundled developer key, valid on the mock's clock (which may
     /// have been moved): `{"clientId": …, "teamId": … (default: the owner), "lifetimeSeconds": …}`.
-    private func clientSecret(_ request: Request, _ context: MockRequestContext) async throws -> Response {
+    private func clientSecret(_ request: Request, _ context: WorldRequestContext) async throws -> Response {
+        let state = context.world
         var reader = JSONReader()
         let root = JSONPath.root
         let members =
@@ -39,7 +39,7 @@ struct ClientSecretController: Sendable {
         guard let clientId else {
             throw ControlRefusal.invalidBody("missing required field", at: "$.clientId")
         }
-        let active = try await context.active(in: state)
+        let active = try await context.current()
         do {
             let secret = try await ClientSecretFactory.make(
                 clientId: clientId, world: active.world, keysDirectory: keysDirectory, now: active.now,
@@ -50,5 +50,3 @@ struct ClientSecretController: Sendable {
         }
     }
 }
-
-extension ClientSecretController: NamespacedController {}

@@ -8,11 +8,10 @@ import Hummingbird
 
 /// `/__admin/clock`: read the mock's clock, move it, freeze it, or put it back to real time.
 struct ClockController: Sendable {
-    var state: MockState
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.clock)) { _, context in try await self.scoped(context).clock(context) }
-        group.post(RouterPath(AdminPath.clock)) { request, context in try await self.scoped(context).moveClock(request)
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
+        group.get(RouterPath(AdminPath.clock)) { _, context in try await self.clock(context.world, context) }
+        group.post(RouterPath(AdminPath.clock)) { request, context in try await self.moveClock(context.world, request)
         }
     }
 
@@ -26,7 +25,7 @@ struct ClockController: Sendable {
     }
 
     /// The mock's clock (without `context`: read after a change).
-    private func clock(_ context: MockRequestContext? = nil) async throws -> Response {
+    private func clock(_ state: MockState, _ context: WorldRequestContext? = nil) async throws -> Response {
         let active = try await state.current(or: context?.active)
         let now = active.now
         return Responses.adminJSON(
@@ -35,7 +34,7 @@ struct ClockController: Sendable {
                 offsetSeconds: active.control.clockOffsetSeconds, frozen: active.control.frozenAt != nil))
     }
 
-    private func moveClock(_ request: Request) async throws -> Response {
+    private func moveClock(_ state: MockState, _ request: Request) async throws -> Response {
         var reader = JSONReader()
         var change: MockState.ClockChange?
         let body = try await AdminBody.json(request)
@@ -71,8 +70,6 @@ struct ClockController: Sendable {
             throw ControlRefusal.invalidBody(
                 "the clock stays within 1970-01-01 and 9999-12-31", at: JSONPath.root.member(field).description)
         }
-        return try await clock()
+        return try await clock(state)
     }
 }
-
-extension ClockController: NamespacedController {}

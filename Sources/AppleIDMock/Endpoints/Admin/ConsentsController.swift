@@ -8,13 +8,13 @@ import Hummingbird
 
 /// `GET /__admin/consents`: every consent in the state, with its subject and relay forwarding.
 struct ConsentsController: Sendable {
-    var state: MockState
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.consents)) { _, context in try await self.scoped(context).consents(context) }
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
+        group.get(RouterPath(AdminPath.consents)) { _, context in try await self.consents(context) }
     }
 
-    private func consents(_ context: MockRequestContext) async throws -> Response {
+    private func consents(_ context: WorldRequestContext) async throws -> Response {
+        let state = context.world
         /// A consent as shown.
         struct ConsentView: Encodable {
             var userKey: String
@@ -28,7 +28,7 @@ struct ConsentsController: Sendable {
             var authorizedAt: Int
             var revokedAt: Int?
         }
-        let active = try await context.active(in: state)
+        let active = try await context.current()
         let views = try await state.withSession(active) { session, world in
             var views: [ConsentView] = []
             for consent in try await session.allConsents() {
@@ -54,5 +54,3 @@ struct ConsentsController: Sendable {
         return Responses.adminJSON(["consents": views])
     }
 }
-
-extension ConsentsController: NamespacedController {}

@@ -20,7 +20,7 @@ struct DashboardController: Sendable {
         .init("X-Frame-Options")!: "DENY",
     ]
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.get { request, context in
             // The page names its files relative to itself (so that under /ns/{name}/__admin/ they
             // come from the namespace's prefix): it must be read at the folder, with its slash.
@@ -33,7 +33,7 @@ struct DashboardController: Sendable {
     }
 
     /// `/__admin` (under its namespace's prefix, if any) sent to `/__admin/`, its query kept.
-    private static func toFolder(_ request: Request, _ context: MockRequestContext) -> Response {
+    private static func toFolder(_ request: Request, _ context: WorldRequestContext) -> Response {
         let query = request.uri.query.map { "?\($0)" } ?? ""
         let location = "\(context.namespaceRequest.pathPrefix)\(request.uri.path)/\(query)"
         var headers = securityHeaders

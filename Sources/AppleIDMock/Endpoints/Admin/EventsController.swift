@@ -10,17 +10,17 @@ import Logging
 /// `/__admin/events`: fire an account lifecycle event now (`POST`), or list the log and the
 /// scheduled events still to come (`GET`).
 struct EventsController: Sendable {
-    var state: MockState
     let logger: Logger
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(AdminPath.events)) { request, context in
-            try await self.scoped(context).trigger(request, context)
+            try await self.trigger(request, context)
         }
-        group.get(RouterPath(AdminPath.events)) { _, context in try await self.scoped(context).events() }
+        group.get(RouterPath(AdminPath.events)) { _, context in try await self.events(context.world) }
     }
 
-    private func trigger(_ request: Request, _ context: MockRequestContext) async throws -> Response {
+    private func trigger(_ request: Request, _ context: WorldRequestContext) async throws -> Response {
+        let state = context.world
         var reader = JSONReader()
         let body = try await AdminBody.json(request)
         let root = JSONPath.root
@@ -34,7 +34,7 @@ struct EventsController: Sendable {
         guard let kind, let userHint else {
             throw ControlRefusal.invalidBody("type and user are required")
         }
-        let world = try await context.active(in: state).world
+        let world = try await context.current().world
         guard let user = world.user(matching: userHint) else {
             throw ControlRefusal.notFound("no user matching \"\(userHint)\" in scenario \"\(world.scenario.name)\"")
         }
@@ -60,7 +60,7 @@ struct EventsController: Sendable {
         return Responses.adminJSON(entry)
     }
 
-    private func events() async throws -> Response {
+    private func events(_ state: MockState) async throws -> Response {
         /// A scheduled event still to come.
         struct Upcoming: Encodable {
             var type: String
@@ -84,5 +84,3 @@ struct EventsController: Sendable {
                 }))
     }
 }
-
-extension EventsController: NamespacedController {}

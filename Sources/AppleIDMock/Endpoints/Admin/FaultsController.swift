@@ -10,28 +10,27 @@ import Logging
 /// `/__admin/faults`: make Apple fail on demand. `GET` lists the rules with their counts, `POST`
 /// adds one, `DELETE` clears them all, `DELETE /__admin/faults/{id}` one.
 struct FaultsController: Sendable {
-    var state: MockState
     let logger: Logger
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.faults)) { _, context in try await self.scoped(context).list() }
-        group.post(RouterPath(AdminPath.faults)) { request, context in try await self.scoped(context).add(request) }
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
+        group.get(RouterPath(AdminPath.faults)) { _, context in try await self.list(context.world) }
+        group.post(RouterPath(AdminPath.faults)) { request, context in try await self.add(context.world, request) }
         group.delete(RouterPath(AdminPath.faults)) { _, context in
-            Responses.adminJSON(["cleared": try await self.scoped(context).state.clearFaults()])
+            Responses.adminJSON(["cleared": try await context.world.clearFaults()])
         }
         group.delete(RouterPath(AdminPath.fault)) { _, context in
             let id = context.parameters.get("id") ?? ""
-            try await self.scoped(context).state.deleteFault(id)
+            try await context.world.deleteFault(id)
             return Responses.adminJSON(["deleted": id])
         }
     }
 
-    private func list() async throws -> Response {
+    private func list(_ state: MockState) async throws -> Response {
         let statuses = try await state.faultStatuses()
         return Responses.adminJSON(["faults": statuses.map(FaultView.init)])
     }
 
-    private func add(_ request: Request) async throws -> Response {
+    private func add(_ state: MockState, _ request: Request) async throws -> Response {
         let rule = try await state.addFault(try await AdminBody.json(request))
         logger.info(
             "fault rule added",
@@ -63,5 +62,3 @@ struct FaultView: Encodable {
         try container.encodeIfPresent(status.remaining, forKey: .remaining)
     }
 }
-
-extension FaultsController: NamespacedController {}

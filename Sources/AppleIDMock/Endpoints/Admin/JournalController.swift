@@ -11,23 +11,22 @@ import Hummingbird
 /// `since`, `limit`; `namespace=*` on the default namespace's reads every namespace's), waiting with `waitSeconds` until `minCount` entries match; `DELETE` clears
 /// it; `POST /__admin/journal/verify` checks a count or a sequence, with near misses when it fails.
 struct JournalController: Sendable {
-    var state: MockState
     /// The entries not yet written to the store.
     let journal: JournalRecorder
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.journal)) { request, context in try await self.scoped(context).read(request) }
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
+        group.get(RouterPath(AdminPath.journal)) { request, context in try await self.read(context.world, request) }
         group.post(RouterPath(AdminPath.journalVerify)) { request, context in
-            try await self.scoped(context).verify(request)
+            try await self.verify(context.world, request)
         }
         group.delete(RouterPath(AdminPath.journal)) { _, context in
             Responses.adminJSON([
-                "cleared": try await self.scoped(context).state.clearJournal(recorder: self.scoped(context).journal)
+                "cleared": try await context.world.clearJournal(recorder: self.journal)
             ])
         }
     }
 
-    private func read(_ request: Request) async throws -> Response {
+    private func read(_ state: MockState, _ request: Request) async throws -> Response {
         var wait = WaitingRead()
         let query = try Self.query(request.uri.queryParameters, wait: &wait)
         /// The answer: `matched` and `reached` when the call waited or gave `minCount`.
@@ -47,8 +46,8 @@ struct JournalController: Sendable {
             read: {
                 let entries =
                     query.everyNamespace
-                    ? try await self.state.journalOfEveryNamespace(recorder: self.journal)
-                    : try await self.state.journal(recorder: self.journal)
+                    ? try await state.journalOfEveryNamespace(recorder: self.journal)
+                    : try await state.journal(recorder: self.journal)
                 return query.matching(entries)
             },
             satisfied: { $0.count >= wait.target })
@@ -58,11 +57,11 @@ struct JournalController: Sendable {
                 reached: wait.isAsked ? reached : nil))
     }
 
-    private func verify(_ request: Request) async throws -> Response {
+    private func verify(_ state: MockState, _ request: Request) async throws -> Response {
         let asked = try VerificationRequest.read(try await AdminBody.json(request))
         let (outcome, _) = try await asked.wait.run(
             .journal, watch: state.store.watch,
-            read: { asked.verification.check(try await self.state.journal(recorder: self.journal)) },
+            read: { asked.verification.check(try await state.journal(recorder: self.journal)) },
             satisfied: \.verified)
         return Responses.adminJSON(outcome, status: outcome.verified ? .ok : .unprocessableContent)
     }
@@ -124,5 +123,3 @@ struct JournalController: Sendable {
         return query
     }
 }
-
-extension JournalController: NamespacedController {}

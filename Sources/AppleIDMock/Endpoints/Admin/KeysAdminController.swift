@@ -10,25 +10,24 @@ import Hummingbird
 /// published for a grace period on the mock's clock), publish, unpublish, sign with one that is not
 /// (yet) published, delete a generated one, or restore the bundled set.
 struct KeysAdminController: Sendable {
-    var state: MockState
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.keys)) { _, context in try await self.scoped(context).list(context) }
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
+        group.get(RouterPath(AdminPath.keys)) { _, context in try await self.list(context.world, context) }
         group.delete(RouterPath(AdminPath.keys)) { _, context in
-            try await self.scoped(context).state.restoreBundledKeys()
-            return try await self.scoped(context).list()
+            try await context.world.restoreBundledKeys()
+            return try await self.list(context.world)
         }
-        group.post(RouterPath(AdminPath.rotateKey)) { request, context in try await self.scoped(context).rotate(request)
+        group.post(RouterPath(AdminPath.rotateKey)) { request, context in try await self.rotate(context.world, request)
         }
         for change in MockState.KeyChange.allCases {
             group.post(RouterPath("\(AdminPath.key)/\(change.rawValue)")) { _, context in
-                try await self.scoped(context).state.changeKey(context.parameters.get("kid") ?? "", change)
-                return try await self.scoped(context).list()
+                try await context.world.changeKey(context.parameters.get("kid") ?? "", change)
+                return try await self.list(context.world)
             }
         }
         group.delete(RouterPath(AdminPath.key)) { _, context in
-            try await self.scoped(context).state.deleteKey(context.parameters.get("kid") ?? "")
-            return try await self.scoped(context).list()
+            try await context.world.deleteKey(context.parameters.get("kid") ?? "")
+            return try await self.list(context.world)
         }
     }
 
@@ -69,7 +68,7 @@ struct KeysAdminController: Sendable {
     }
 
     /// The listing: as the request found it (`context`), or read now, after a change.
-    private func list(_ context: MockRequestContext? = nil) async throws -> Response {
+    private func list(_ state: MockState, _ context: WorldRequestContext? = nil) async throws -> Response {
         Responses.adminJSON(Self.listing(try await state.current(or: context?.active)))
     }
 
@@ -85,7 +84,7 @@ struct KeysAdminController: Sendable {
             })
     }
 
-    private func rotate(_ request: Request) async throws -> Response {
+    private func rotate(_ state: MockState, _ request: Request) async throws -> Response {
         var reader = JSONReader()
         let root = JSONPath.root
         let members =
@@ -109,5 +108,3 @@ struct KeysAdminController: Sendable {
             Rotated(kid: kid, signingKid: listing.signingKid, keys: listing.keys), status: .created)
     }
 }
-
-extension KeysAdminController: NamespacedController {}

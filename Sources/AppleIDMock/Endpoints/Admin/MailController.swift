@@ -10,25 +10,24 @@ import Hummingbird
 /// `outcome`, `direction`, `limit`); one entry; its raw message; a reply from the user through
 /// the outbound SMTP server; `DELETE` empties it. The listing also says whether SMTP is on.
 struct MailController: Sendable {
-    var state: MockState
     /// Where replies are journaled.
     let journal: JournalRecorder
     /// Where SMTP listens and where mail goes.
     let mail: MailRuntime
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.mail)) { request, context in try await self.scoped(context).list(request) }
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
+        group.get(RouterPath(AdminPath.mail)) { request, context in try await self.list(context.world, request) }
         group.delete(RouterPath(AdminPath.mail)) { _, context in
-            let count = try await self.scoped(context).state.mail.records().count
-            try await self.scoped(context).state.mail.clear()
+            let count = try await context.world.mail.records().count
+            try await context.world.mail.clear()
             return Responses.adminJSON(["cleared": count])
         }
         group.get(RouterPath(AdminPath.mailEntry)) { _, context in
-            Responses.adminJSON(try await self.scoped(context).record(context))
+            Responses.adminJSON(try await self.record(context))
         }
-        group.get(RouterPath(AdminPath.mailRaw)) { _, context in try await self.scoped(context).raw(context) }
+        group.get(RouterPath(AdminPath.mailRaw)) { _, context in try await self.raw(context) }
         group.post(RouterPath(AdminPath.mailReply)) { request, context in
-            try await self.scoped(context).reply(request, context)
+            try await self.reply(request, context)
         }
     }
 
@@ -50,7 +49,7 @@ struct MailController: Sendable {
                 ? "start the server with --smtp-port 2525 (or APPLE_ID_MOCK_SMTP_PORT=2525; 0 picks a free port)" : nil)
     }
 
-    private func list(_ request: Request) async throws -> Response {
+    private func list(_ state: MockState, _ request: Request) async throws -> Response {
         var reader = JSONReader()
         var user: String?
         var team: String?
@@ -96,7 +95,7 @@ struct MailController: Sendable {
             return true
         }
         let (matching, reached) = try await wait.run(
-            .mail, watch: state.store.watch, read: { try await self.state.mail.records().filter(filter) },
+            .mail, watch: state.store.watch, read: { try await state.mail.records().filter(filter) },
             satisfied: { $0.count >= wait.target })
         let usage = try await state.mail.usage()
         let settings = try await state.current().world.settings
@@ -126,7 +125,8 @@ struct MailController: Sendable {
         var droppedBytes: Int
     }
 
-    private func record(_ context: MockRequestContext) async throws -> MailRecord {
+    private func record(_ context: WorldRequestContext) async throws -> MailRecord {
+        let state = context.world
         let id = context.parameters.get("id") ?? ""
         guard let record = try await state.mail.record(id) else {
             throw ControlRefusal.notFound("no mail \"\(id)\" in the mailbox")
@@ -134,7 +134,8 @@ struct MailController: Sendable {
         return record
     }
 
-    private func raw(_ context: MockRequestContext) async throws -> Response {
+    private func raw(_ context: WorldRequestContext) async throws -> Response {
+        let state = context.world
         let record = try await record(context)
         guard let message = try await state.mail.message(record.id) else {
             throw ControlRefusal.notFound(
@@ -150,7 +151,8 @@ struct MailController: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: message)))
     }
 
-    private func reply(_ request: Request, _ context: MockRequestContext) async throws -> Response {
+    private func reply(_ request: Request, _ context: WorldRequestContext) async throws -> Response {
+        let state = context.world
         let original = try await record(context)
         let body = try await AdminBody.json(request)
         var reader = JSONReader()
@@ -220,5 +222,3 @@ struct MailController: Sendable {
         return Responses.adminJSON(record, status: record.outcome == .sent ? .created : .badGateway)
     }
 }
-
-extension MailController: NamespacedController {}

@@ -11,25 +11,24 @@ import Hummingbird
 /// a given one, with one defect), and `POST /__admin/notifications/conformance` (every defect and a
 /// valid one, as a table of what the receiver answered).
 struct MintController: Sendable {
-    var state: MockState
     /// Where made-to-order notifications are journaled.
     let journal: JournalRecorder
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(AdminPath.mintIdToken)) { request, context in
-            try await self.scoped(context).idToken(request)
+            try await self.idToken(context.world, request)
         }
         group.post(RouterPath(AdminPath.mintNotification)) { request, context in
-            try await self.scoped(context).notification(request)
+            try await self.notification(context.world, request)
         }
         group.post(RouterPath(AdminPath.conformance)) { request, context in
-            try await self.scoped(context).conformance(request)
+            try await self.conformance(context.world, request)
         }
     }
 
     // MARK: - Identity tokens
 
-    private func idToken(_ request: Request) async throws -> Response {
+    private func idToken(_ state: MockState, _ request: Request) async throws -> Response {
         let body = try await AdminBody.json(request)
         var reader = JSONReader()
         let order = Self.order(body, reader: &reader)
@@ -107,9 +106,9 @@ struct MintController: Sendable {
         var verdict: String
     }
 
-    private func notification(_ request: Request) async throws -> Response {
-        let (order, active) = try await notificationOrder(request, allowDefect: true)
-        let result = try await send(order, active: active)
+    private func notification(_ state: MockState, _ request: Request) async throws -> Response {
+        let (order, active) = try await notificationOrder(state, request, allowDefect: true)
+        let result = try await send(state, order, active: active)
         /// The answer.
         struct Sent: Encodable {
             var url: String
@@ -124,15 +123,15 @@ struct MintController: Sendable {
                 verdict: result.row.verdict))
     }
 
-    private func conformance(_ request: Request) async throws -> Response {
-        let (order, active) = try await notificationOrder(request, allowDefect: false)
+    private func conformance(_ state: MockState, _ request: Request) async throws -> Response {
+        let (order, active) = try await notificationOrder(state, request, allowDefect: false)
         var rows: [Verdict] = []
         // Forgeries first, the valid notification last: a receiver that acts on it (a revoked
         // consent) has then seen every forgery in the same state.
         for defect in NotificationForgery.Defect.allCases.map(Optional.some) + [nil] {
             var attempt = order
             attempt.defect = defect
-            rows.append(try await send(attempt, active: active).row)
+            rows.append(try await send(state, attempt, active: active).row)
         }
         /// The answer.
         struct Table: Encodable {
@@ -152,7 +151,7 @@ struct MintController: Sendable {
     }
 
     /// Makes, posts and journals one notification.
-    private func send(_ order: NotificationOrder, active: ActiveScenario) async throws -> (
+    private func send(_ state: MockState, _ order: NotificationOrder, active: ActiveScenario) async throws -> (
         minted: MintedToken, row: Verdict
     ) {
         let minted = try NotificationForgery.make(
@@ -194,7 +193,7 @@ struct MintController: Sendable {
 
     /// Reads `{"appGroupId", "user", "type", "url", "defect"}`: the user defaults to the scenario's
     /// first, the type to `consent-revoked`, the URL to the app group's notification URL.
-    private func notificationOrder(_ request: Request, allowDefect: Bool) async throws -> (
+    private func notificationOrder(_ state: MockState, _ request: Request, allowDefect: Bool) async throws -> (
         NotificationOrder, ActiveScenario
     ) {
         let body = try await AdminBody.json(request)
@@ -237,5 +236,3 @@ struct MintController: Sendable {
     }
 
 }
-
-extension MintController: NamespacedController {}

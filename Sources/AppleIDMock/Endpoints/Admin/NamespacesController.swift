@@ -11,7 +11,7 @@ import Hummingbird
 struct NamespacesController: Sendable {
     let namespaces: Namespaces
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.get(RouterPath(AdminPath.namespaces)) { _, _ in try await self.list() }
         group.get(RouterPath(AdminPath.namespace)) { _, context in try await self.read(context) }
         group.put(RouterPath(AdminPath.namespace)) { request, context in try await self.put(request, context) }
@@ -32,7 +32,7 @@ struct NamespacesController: Sendable {
                 namespaces: try await views([nil] + records.map { Optional($0) }), limit: Namespaces.limit))
     }
 
-    private func read(_ context: MockRequestContext) async throws -> Response {
+    private func read(_ context: WorldRequestContext) async throws -> Response {
         let name = try Self.name(context)
         if name == NamespaceName.default { return Responses.adminJSON(try await views([nil])[0]) }
         guard let record = try await namespaces.record(name) else {
@@ -41,7 +41,7 @@ struct NamespacesController: Sendable {
         return Responses.adminJSON(try await views([record])[0])
     }
 
-    private func put(_ request: Request, _ context: MockRequestContext) async throws -> Response {
+    private func put(_ request: Request, _ context: WorldRequestContext) async throws -> Response {
         let name = try Self.name(context)
         guard name != NamespaceName.default else {
             throw ControlRefusal.notApplicable(
@@ -53,7 +53,7 @@ struct NamespacesController: Sendable {
         return Responses.adminJSON(try await views([record])[0], status: created ? .created : .ok)
     }
 
-    private func delete(_ context: MockRequestContext) async throws -> Response {
+    private func delete(_ context: WorldRequestContext) async throws -> Response {
         let name = try Self.name(context)
         guard name != NamespaceName.default else {
             throw ControlRefusal.invalid([
@@ -67,7 +67,7 @@ struct NamespacesController: Sendable {
     }
 
     /// The name in the path, checked.
-    private static func name(_ context: MockRequestContext) throws(ControlRefusal) -> String {
+    private static func name(_ context: WorldRequestContext) throws(ControlRefusal) -> String {
         let name = context.parameters.get("name") ?? ""
         if let problem = NamespaceName.problem(name) {
             throw .invalid([ScenarioError.Problem(file: "request", path: "{name}", reason: problem)])

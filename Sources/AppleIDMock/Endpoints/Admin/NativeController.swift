@@ -10,18 +10,17 @@ import Hummingbird
 /// `ASAuthorizationAppleIDCredential` holds; `GET /__admin/native/credential-state` answers as
 /// `getCredentialState(forUserID:)` does.
 struct NativeController: Sendable {
-    var state: MockState
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(AdminPath.nativeAuthorize)) { request, context in
-            try await self.scoped(context).authorize(request)
+            try await self.authorize(context.world, request)
         }
         group.get(RouterPath(AdminPath.credentialState)) { request, context in
-            try await self.scoped(context).credentialState(request)
+            try await self.credentialState(context.world, request)
         }
     }
 
-    private func authorize(_ request: Request) async throws -> Response {
+    private func authorize(_ state: MockState, _ request: Request) async throws -> Response {
         var reader = JSONReader()
         let body = try await AdminBody.json(request)
         let parsed = NativeAuthorizationRequest.read(body, reader: &reader)
@@ -55,7 +54,7 @@ struct NativeController: Sendable {
         return Responses.adminJSON(credential)
     }
 
-    private func credentialState(_ request: Request) async throws -> Response {
+    private func credentialState(_ state: MockState, _ request: Request) async throws -> Response {
         /// The JSON answer.
         struct Answer: Encodable {
             var clientId: String
@@ -118,5 +117,3 @@ struct NativeController: Sendable {
         return client
     }
 }
-
-extension NativeController: NamespacedController {}

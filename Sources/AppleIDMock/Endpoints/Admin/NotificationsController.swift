@@ -10,24 +10,23 @@ import Hummingbird
 /// (the listing filtered by `state`, waiting with `waitSeconds` until `minCount` match, or until
 /// the outbox is settled), `POST /__admin/notifications/<id>/redeliver`.
 struct NotificationsController: Sendable {
-    var state: MockState
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.get(RouterPath(AdminPath.notifications)) { request, context in
-            try await self.scoped(context).list(request)
+            try await self.list(context.world, request)
         }
         group.get(RouterPath(AdminPath.notification)) { _, context in
             let id = context.parameters.get("id") ?? ""
-            guard let record = try await self.scoped(context).state.notification(id) else {
+            guard let record = try await context.world.notification(id) else {
                 throw ControlRefusal.notFound("no notification \"\(id)\"")
             }
             return Responses.adminJSON(
-                self.scoped(context).view(record, signing: try await context.active(in: self.scoped(context).state)))
+                self.view(record, signing: try await context.current()))
         }
         group.post(RouterPath(AdminPath.redeliver)) { _, context in
-            let record = try await self.scoped(context).state.redeliver(context.parameters.get("id") ?? "")
+            let record = try await context.world.redeliver(context.parameters.get("id") ?? "")
             return Responses.adminJSON(
-                self.scoped(context).view(record, signing: try await self.scoped(context).state.current()))
+                self.view(record, signing: try await context.world.current()))
         }
     }
 
@@ -35,7 +34,7 @@ struct NotificationsController: Sendable {
     /// attempt), or `settled` (the whole outbox: nothing pending, retrying or being delivered).
     static let states = ["pending", "retrying", "delivering", "delivered", "failed", "no_url", "settled"]
 
-    private func list(_ request: Request) async throws -> Response {
+    private func list(_ state: MockState, _ request: Request) async throws -> Response {
         var reader = JSONReader()
         var wait = WaitingRead()
         var wanted: String?
@@ -59,7 +58,7 @@ struct NotificationsController: Sendable {
         let (records, reached) = try await wait.run(
             .outbox, watch: state.store.watch,
             read: {
-                try await self.state.notifications().filter { record in
+                try await state.notifications().filter { record in
                     guard let wanted, !settling else { return true }
                     return wanted == "retrying"
                         ? record.status == .pending && !record.attempts.isEmpty : record.status.rawValue == wanted
@@ -121,5 +120,3 @@ struct NotificationsController: Sendable {
             nextAttemptAt: record.nextAttemptAt)
     }
 }
-
-extension NotificationsController: NamespacedController {}

@@ -12,7 +12,7 @@ struct OpenAPIController: Sendable {
     /// The document's bytes, read once.
     static let document: ByteBuffer? = BundledResources.data("openapi.json").map { ByteBuffer(bytes: $0) }
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.get(RouterPath(AdminPath.openAPI)) { _, _ in
             guard let document = Self.document else {
                 throw ControlRefusal.notFound("the OpenAPI document is not installed")

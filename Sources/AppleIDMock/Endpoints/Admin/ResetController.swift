@@ -8,14 +8,11 @@ import Hummingbird
 
 /// `POST /__admin/reset`: forget consents, codes, tokens, events and notifications, as at start.
 struct ResetController: Sendable {
-    var state: MockState
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(AdminPath.reset)) { _, context in
-            try await self.scoped(context).state.reset()
+            try await context.world.reset()
             return Responses.adminJSON(["reset": true])
         }
     }
 }
-
-extension ResetController: NamespacedController {}

@@ -10,26 +10,25 @@ import Logging
 /// `/__admin/scenario` and `/__admin/scenarios`: see the active scenario, switch to another, list
 /// them, upload one.
 struct ScenariosController: Sendable {
-    var state: MockState
     let logger: Logger
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.scenario)) { _, context in try await self.scoped(context).scenario(context) }
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
+        group.get(RouterPath(AdminPath.scenario)) { _, context in try await self.scenario(context.world, context) }
         group.put(RouterPath(AdminPath.scenario)) { request, context in
-            try await self.scoped(context).switchScenario(request)
+            try await self.switchScenario(context.world, request)
         }
-        group.get(RouterPath(AdminPath.scenarios)) { _, context in try await self.scoped(context).scenarios(context) }
-        group.post(RouterPath(AdminPath.scenarios)) { request, context in try await self.scoped(context).upload(request)
+        group.get(RouterPath(AdminPath.scenarios)) { _, context in try await self.scenarios(context.world, context) }
+        group.post(RouterPath(AdminPath.scenarios)) { request, context in try await self.upload(context.world, request)
         }
     }
 
     /// The active scenario: as the request found it, or (without `context`) read after a change.
-    private func scenario(_ context: MockRequestContext? = nil) async throws -> Response {
+    private func scenario(_ state: MockState, _ context: WorldRequestContext? = nil) async throws -> Response {
         let active = try await state.current(or: context?.active)
         return Responses.adminJSON(ScenarioView(world: active.world, signingKeyId: active.keys.signing.kid))
     }
 
-    private func switchScenario(_ request: Request) async throws -> Response {
+    private func switchScenario(_ state: MockState, _ request: Request) async throws -> Response {
         var reader = JSONReader()
         let body = try await AdminBody.json(request)
         let name = reader.object(body, at: .root, allowed: ["name"]).flatMap { members in
@@ -41,11 +40,11 @@ struct ScenariosController: Sendable {
         }
         try await state.activate(name)
         logger.info("scenario switched", metadata: ["idp.scenario": .string(name)])
-        return try await scenario()
+        return try await scenario(state)
     }
 
     /// The scenario names and the active one (without `context`: read after a change).
-    private func scenarios(_ context: MockRequestContext? = nil) async throws -> Response {
+    private func scenarios(_ state: MockState, _ context: WorldRequestContext? = nil) async throws -> Response {
         /// The JSON body of this listing.
         struct Listing: Encodable {
             var active: String
@@ -57,7 +56,7 @@ struct ScenariosController: Sendable {
                 available: try await state.scenarioNames()))
     }
 
-    private func upload(_ request: Request) async throws -> Response {
+    private func upload(_ state: MockState, _ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         let name = query["name"].map(String.init) ?? ""
         if let problem = ScenarioCatalog.nameProblem(name) {
@@ -69,8 +68,6 @@ struct ScenariosController: Sendable {
         }
         let activate = query["activate"] == "true"
         try await state.install(json: json, name: name, activate: activate)
-        return activate ? try await self.scenario() : try await scenarios()
+        return activate ? try await self.scenario(state) : try await scenarios(state)
     }
 }
-
-extension ScenariosController: NamespacedController {}

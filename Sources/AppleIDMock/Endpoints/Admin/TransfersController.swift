@@ -10,7 +10,6 @@ import Logging
 /// App transfers on the control plane: `POST /__admin/transfers` moves an app group to another team
 /// now; `GET /__admin/transfers` lists transfers with their migration windows.
 struct TransfersController: Sendable {
-    var state: MockState
     let logger: Logger
 
     /// A transfer with its window, as shown.
@@ -23,14 +22,15 @@ struct TransfersController: Sendable {
         var windowOpen: Bool
     }
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(AdminPath.transfers)) { request, context in
-            try await self.scoped(context).start(request, context)
+            try await self.start(request, context)
         }
-        group.get(RouterPath(AdminPath.transfers)) { _, context in try await self.scoped(context).list(context) }
+        group.get(RouterPath(AdminPath.transfers)) { _, context in try await self.list(context) }
     }
 
-    private func start(_ request: Request, _ context: MockRequestContext) async throws -> Response {
+    private func start(_ request: Request, _ context: WorldRequestContext) async throws -> Response {
+        let state = context.world
         var reader = JSONReader()
         let body = try await AdminBody.json(request)
         let root = JSONPath.root
@@ -45,7 +45,7 @@ struct TransfersController: Sendable {
         guard let groupHint, let toTeam else {
             throw ControlRefusal.invalidBody("appGroup and toTeam are required")
         }
-        let world = try await context.active(in: state).world
+        let world = try await context.current().world
         guard let groupId = world.appGroups[groupHint]?.id ?? world.clients[groupHint]?.appGroupId else {
             throw ControlRefusal.notFound("no app group or client id \"\(groupHint)\"")
         }
@@ -56,8 +56,9 @@ struct TransfersController: Sendable {
         return Responses.adminJSON(Self.view(transfer, world: active.world, now: active.now))
     }
 
-    private func list(_ context: MockRequestContext) async throws -> Response {
-        let active = try await context.active(in: state)
+    private func list(_ context: WorldRequestContext) async throws -> Response {
+        let state = context.world
+        let active = try await context.current()
         return Responses.adminJSON([
             "transfers": active.control.transfers.map { Self.view($0, world: active.world, now: active.now) }
         ])
@@ -70,5 +71,3 @@ struct TransfersController: Sendable {
             windowEndsAt: transfer.windowEnd(days: days), windowOpen: transfer.isOpen(at: now, days: days))
     }
 }
-
-extension TransfersController: NamespacedController {}

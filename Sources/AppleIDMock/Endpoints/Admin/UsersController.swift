@@ -9,14 +9,14 @@ import Hummingbird
 /// `GET /__admin/users`: the active scenario's users and their state with each app group
 /// (`UserStatesView`), as the dashboard's Users section shows them.
 struct UsersController: Sendable {
-    var state: MockState
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
-        group.get(RouterPath(AdminPath.users)) { _, context in try await self.scoped(context).list(context) }
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
+        group.get(RouterPath(AdminPath.users)) { _, context in try await self.list(context) }
     }
 
-    private func list(_ context: MockRequestContext) async throws -> Response {
-        let active = try await context.active(in: state)
+    private func list(_ context: WorldRequestContext) async throws -> Response {
+        let state = context.world
+        let active = try await context.current()
         let view = try await state.withSession(active) { session, world in
             let records = try await session.userRecords()
             return UserStatesView(
@@ -26,5 +26,3 @@ struct UsersController: Sendable {
         return Responses.adminJSON(view)
     }
 }
-
-extension UsersController: NamespacedController {}

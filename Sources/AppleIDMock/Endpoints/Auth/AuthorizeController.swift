@@ -11,57 +11,35 @@ import Logging
 /// browser sign-in, ending in a redirect or `form_post` page to the registered return URL. Refusals
 /// are thrown; the group's `AppleErrorMiddleware` shows Apple's error page (never a redirect).
 struct AuthorizeController: Sendable {
-    var state: MockState
     /// The configured base URL (no trailing slash), for the consent form's action; `nil`: relative.
     let publicBaseURL: String?
     let logger: Logger
-    /// The path prefix of the request's namespace (`/ns/{name}`, or empty for the default).
-    var pathPrefix = ""
 
-    /// This controller for `context`: in its namespace's world, with that namespace's path prefix
-    /// (the consent form posts back under it).
-    private func serving(_ context: MockRequestContext) -> Self {
-        var copy = scoped(context)
-        // The consent form posts back into the same world, however the namespace was named (the
-        // header does not come back with a browser's POST; the prefix does).
-        if let scope = context.state?.scope, !scope.isDefault {
-            copy.pathPrefix = "/\(NamespaceName.pathComponent)/\(scope.name)"
-        }
-        return copy
-    }
-
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.get(RouterPath(ApplePath.authorize)) { request, context in
             let form = try RequestReading.query(request, context: context)
-            return try await self.serving(context).state.rerunningAfterResets(from: context.active) {
-                try await self.serving(context).start(form, active: $0, journal: context.journal)
-            }
+            return try await self.start(form, context)
         }
         group.post(RouterPath(ApplePath.authorize)) { request, context in
             var form = try RequestReading.query(request, context: context)
             if RequestReading.isForm(request) {
                 form = try await RequestReading.bodyForm(request, context: context).merging(fallback: form)
             }
-            return try await self.serving(context).state.rerunningAfterResets(from: context.active) { [form] in
-                try await self.serving(context).start(form, active: $0, journal: context.journal)
-            }
+            return try await self.start(form, context)
         }
         group.post(RouterPath(ApplePath.consent)) { request, context in
             guard RequestReading.isForm(request) else {
                 throw AppleError.invalidRequest("the consent form must be form-urlencoded")
             }
             let form = try await RequestReading.bodyForm(request, context: context)
-            return try await self.serving(context).state.rerunningAfterResets(from: context.active) {
-                try await self.serving(context).consent(form, active: $0, journal: context.journal)
-            }
+            return try await self.consent(form, context)
         }
     }
 
     /// An authorization request's parameters checked in the state `active`: signed in straight away
     /// with `login_hint`, else the consent page.
-    private func start(_ form: FormParameters, active: ActiveScenario, journal: JournalDraft?) async throws
-        -> Response
-    {
+    private func start(_ form: FormParameters, _ context: WorldRequestContext) async throws -> Response {
+        let active = try await context.current()
         let world = active.world
         let authorization = try AuthorizationRequest.parse(form, world: world)
         if let hint = authorization.loginHint {
@@ -73,11 +51,15 @@ struct AuthorizeController: Sendable {
                 )
             }
             return try await complete(
-                authorization, userKey: user.key, hidesEmail: user.hideEmail, active: active, journal: journal)
+                authorization, userKey: user.key, hidesEmail: user.hideEmail, active: active, context)
         }
+        // The consent form posts back into the same world, however the namespace was named (the
+        // header does not come back with a browser's POST; the prefix does).
+        let scope = context.world.scope
+        let pathPrefix = scope.isDefault ? "" : "/\(NamespaceName.pathComponent)/\(scope.name)"
         let action = (publicBaseURL ?? "") + pathPrefix + ApplePath.absolute(ApplePath.consent)
         let groupId = authorization.client.appGroupId
-        let returning = try await state.withSession(active) { session, world in
+        let returning = try await context.world.withSession(active) { session, world in
             var keys = Set<String>()
             for user in world.scenario.users
             where try await session.consent(userKey: user.key, appGroupId: groupId)?.status == .authorized {
@@ -90,9 +72,8 @@ struct AuthorizeController: Sendable {
     }
 
     /// The consent page's answer in the state `active`.
-    private func consent(_ form: FormParameters, active: ActiveScenario, journal: JournalDraft?) async throws
-        -> Response
-    {
+    private func consent(_ form: FormParameters, _ context: WorldRequestContext) async throws -> Response {
+        let active = try await context.current()
         let world = active.world
         let own = FormParameters(pairs: form.pairs.filter { AuthorizationRequest.parameterNames.contains($0.name) })
         let authorization = try AuthorizationRequest.parse(own, world: world)
@@ -110,8 +91,7 @@ struct AuthorizeController: Sendable {
                 case "hide": true
                 default: user.hideEmail
                 }
-            return try await complete(
-                authorization, userKey: user.key, hidesEmail: hides, active: active, journal: journal)
+            return try await complete(authorization, userKey: user.key, hidesEmail: hides, active: active, context)
         default:
             throw AppleError.invalidRequest("\(ConsentPage.Field.action) must be continue or cancel")
         }
@@ -120,14 +100,15 @@ struct AuthorizeController: Sendable {
     /// The user consented: record the consent, mint the code (and id_token) and send them back.
     private func complete(
         _ authorization: AuthorizationRequest, userKey: String, hidesEmail: Bool, active: ActiveScenario,
-        journal: JournalDraft?
+        _ context: WorldRequestContext
     ) async throws -> Response {
+        let journal = context.journal
         let outcome = try await CodeIssuance.issue(
             .init(
                 userKey: userKey, client: authorization.client, scopes: authorization.scopes, hidesEmail: hidesEmail,
                 redirectUri: authorization.redirectUri, nonce: authorization.nonce,
                 codeChallenge: authorization.codeChallenge, codeChallengeMethod: authorization.codeChallengeMethod),
-            state: state, active: active)
+            state: context.world, active: active)
         journal?.note(
             userKey: userKey, sub: outcome.world.subject(of: outcome.user, teamId: authorization.client.teamId))
         journal?.note(issued: "code", outcome.code)
@@ -157,5 +138,3 @@ struct AuthorizeController: Sendable {
         return AuthorizationResponder.deliver(fields, for: authorization)
     }
 }
-
-extension AuthorizeController: NamespacedController {}

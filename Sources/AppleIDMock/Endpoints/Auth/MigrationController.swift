@@ -10,26 +10,22 @@ import Hummingbird
 /// `transfer_sub` for the recipient team; the recipient turns the `transfer_sub` into its own `sub`
 /// (and relay `email`). Bearer token, client secret and the 60-day window are checked as Apple does.
 struct MigrationController: Sendable {
-    var state: MockState
-
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(ApplePath.userMigrationInfo)) { request, context in
-            let scoped = self.scoped(context)
-            let settings = try await context.active(in: scoped.state).world.settings
-            let form = try await RequestReading.tokenForm(request, context: context, settings: settings)
+            let active = try await context.current()
+            let form = try await RequestReading.tokenForm(request, context: context, settings: active.world.settings)
             guard let bearer = RequestReading.bearerToken(request) else {
                 throw AppleError.invalidRequest("Authorization: Bearer <access token> is missing")
             }
-            return try await scoped.state.rerunningAfterResets(from: context.active) { active in
-                try await scoped.migrate(form, bearer: bearer, active: active, journal: context.journal)
-            }
+            return try await self.migrate(
+                form, bearer: bearer, state: context.world, active: active, journal: context.journal)
         }
     }
 
     /// The call in the state `active`: client and parameters checked, then the migration's rules.
-    private func migrate(_ form: FormParameters, bearer: String, active: ActiveScenario, journal: JournalDraft?)
-        async throws -> Response
-    {
+    private func migrate(
+        _ form: FormParameters, bearer: String, state: MockState, active: ActiveScenario, journal: JournalDraft?
+    ) async throws -> Response {
         let (client, team) = try await ClientAuthentication.authenticate(
             clientId: try form.field("client_id"), secret: try form.field("client_secret"), in: active,
             journal: journal)
@@ -44,5 +40,3 @@ struct MigrationController: Sendable {
         return Responses.appleJSON(answer)
     }
 }
-
-extension MigrationController: NamespacedController {}

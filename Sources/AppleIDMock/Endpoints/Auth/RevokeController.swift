@@ -10,22 +10,18 @@ import Logging
 /// `POST /auth/revoke`: ends the consent behind a refresh or access token. Answers `200` with an
 /// empty body whether or not anything was revoked, as Apple does; parameters may also come by query.
 struct RevokeController: Sendable {
-    var state: MockState
     let logger: Logger
 
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(ApplePath.revoke)) { request, context in
-            let scoped = self.scoped(context)
-            let settings = try await context.active(in: scoped.state).world.settings
-            let form = try await Self.form(request, context, settings: settings)
-            return try await scoped.state.rerunningAfterResets(from: context.active) { active in
-                try await scoped.revoke(form, active: active, journal: context.journal)
-            }
+            let active = try await context.current()
+            let form = try await Self.form(request, context, settings: active.world.settings)
+            return try await self.revoke(form, state: context.world, active: active, journal: context.journal)
         }
     }
 
     /// The request's parameters: a form body (filled in from the query), or the query alone.
-    private static func form(_ request: Request, _ context: MockRequestContext, settings: MockSettings) async throws
+    private static func form(_ request: Request, _ context: WorldRequestContext, settings: MockSettings) async throws
         -> FormParameters
     {
         if RequestReading.isForm(request) {
@@ -39,8 +35,8 @@ struct RevokeController: Sendable {
             settings.wrongContentTypeError.rawValue, reason: "Content-Type must be application/x-www-form-urlencoded")
     }
 
-    private func revoke(_ form: FormParameters, active: ActiveScenario, journal: JournalDraft?) async throws
-        -> Response
+    private func revoke(_ form: FormParameters, state: MockState, active: ActiveScenario, journal: JournalDraft?)
+        async throws -> Response
     {
         let client = try await ClientAuthentication.authenticate(
             clientId: try form.field("client_id"), secret: try form.field("client_secret"), in: active,
@@ -76,5 +72,3 @@ struct RevokeController: Sendable {
         }
     }
 }
-
-extension RevokeController: NamespacedController {}

@@ -10,20 +10,16 @@ import Hummingbird
 /// `client_credentials` grants, checked in Apple's order (grant type, required parameters, client
 /// authentication, then the grant). The grants themselves are `TokenIssuance`'s.
 struct TokenController: Sendable {
-    var state: MockState
-
-    func addRoutes(to group: RouterGroup<MockRequestContext>) {
+    func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(ApplePath.token)) { request, context in
-            try await self.scoped(context).token(request, context)
+            try await self.token(request, context)
         }
     }
 
-    private func token(_ request: Request, _ context: MockRequestContext) async throws -> Response {
-        let settings = try await context.active(in: state).world.settings
-        let form = try await RequestReading.tokenForm(request, context: context, settings: settings)
-        let issued = try await state.rerunningAfterResets(from: context.active) { active in
-            try await exchange(form, active: active, journal: context.journal)
-        }
+    private func token(_ request: Request, _ context: WorldRequestContext) async throws -> Response {
+        let active = try await context.current()
+        let form = try await RequestReading.tokenForm(request, context: context, settings: active.world.settings)
+        let issued = try await exchange(form, state: context.world, active: active, journal: context.journal)
         if let journal = context.journal {
             if let userKey = issued.userKey { journal.note(userKey: userKey, sub: issued.sub) }
             for token in issued.tokens { journal.note(issued: token.name, token.value) }
@@ -31,9 +27,9 @@ struct TokenController: Sendable {
         return Responses.appleJSON(issued.response)
     }
 
-    private func exchange(_ form: FormParameters, active: ActiveScenario, journal: JournalDraft?) async throws
-        -> TokenIssuance.Issued
-    {
+    private func exchange(
+        _ form: FormParameters, state: MockState, active: ActiveScenario, journal: JournalDraft?
+    ) async throws -> TokenIssuance.Issued {
         let grantType = try form.field("grant_type")
         guard let grantType, ["authorization_code", "refresh_token", "client_credentials"].contains(grantType) else {
             throw AppleError("unsupported_grant_type", reason: "grant_type \"\(grantType ?? "")\" is not supported")
@@ -68,5 +64,3 @@ struct TokenController: Sendable {
         }
     }
 }
-
-extension TokenController: NamespacedController {}

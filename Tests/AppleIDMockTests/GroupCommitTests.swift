@@ -76,16 +76,6 @@ struct GroupCommitTests {
         store.tables.withLock { $0.entry(EntryRef(space: space.name, key: key))?.value as? Marker }
     }
 
-    /// Waits (without a clock) until `condition` holds, yielding between checks; gives up, and
-    /// fails the test, after a million checks (a step that cannot get past a waiting write).
-    static func until(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-        for _ in 0..<1_000_000 {
-            if condition() { return }
-            await Task.yield()
-        }
-        Issue.record("the condition never held", sourceLocation: sourceLocation)
-    }
-
     /// "committed", or why the step failed.
     static func outcome(
         _ store: MemoryStore, _ step: @escaping @Sendable (any StateTransaction) async throws -> Void
@@ -166,7 +156,8 @@ struct GroupCommitTests {
                 try await store.transaction { try await $0.put(Self.space, "first", Self.marker(1)) }
                 outcomes.answered.add(1, ordering: .relaxed)
             }
-            await Self.until { journal.started == 1 }
+            let held1 = try await Waiting.until(seconds: 5, every: .zero) { journal.started == 1 }
+            #expect(held1)
             for index in 2...5 {
                 group.addTask {
                     try await store.transaction {
@@ -176,7 +167,10 @@ struct GroupCommitTests {
                 }
             }
             // Applied in memory (steps after them may read them) while the first write waits.
-            await Self.until { (2...5).allSatisfy { Self.visible(store, "step\($0)") != nil } }
+            let held2 = try await Waiting.until(seconds: 5, every: .zero) {
+                (2...5).allSatisfy { Self.visible(store, "step\($0)") != nil }
+            }
+            #expect(held2)
             // None is answered before it is durable.
             #expect(journal.written.isEmpty)
             #expect(outcomes.answered.load(ordering: .relaxed) == 0)
@@ -198,12 +192,13 @@ struct GroupCommitTests {
         }
         journal.close()
         let outcomes = Outcomes()
-        await withTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 let outcome = await Self.outcome(store) { try await $0.put(Self.space, "new", Self.marker(1)) }
                 outcomes.steps.withLock { $0["writer"] = outcome }
             }
-            await Self.until { journal.started == 1 }
+            let held3 = try await Waiting.until(seconds: 5, every: .zero) { journal.started == 1 }
+            #expect(held3)
             // Builds on the writer's entry, replaces one that was durable and deletes another.
             group.addTask {
                 let outcome = await Self.outcome(store) { transaction in
@@ -213,7 +208,10 @@ struct GroupCommitTests {
                 }
                 outcomes.steps.withLock { $0["dependent"] = outcome }
             }
-            await Self.until { Self.visible(store, "deleted later") == nil }
+            let held4 = try await Waiting.until(seconds: 5, every: .zero) {
+                Self.visible(store, "deleted later") == nil
+            }
+            #expect(held4)
             group.addTask {
                 let outcome = await Self.outcome(store) { transaction in
                     _ = try await transaction.get(Self.space, "kept")
@@ -221,7 +219,8 @@ struct GroupCommitTests {
                 }
                 outcomes.steps.withLock { $0["reader"] = outcome }
             }
-            await Self.until { outcomes.read.load(ordering: .acquiring) }
+            let held5 = try await Waiting.until(seconds: 5, every: .zero) { outcomes.read.load(ordering: .acquiring) }
+            #expect(held5)
             journal.open(failing: true)
         }
         let full = "the disk is full"

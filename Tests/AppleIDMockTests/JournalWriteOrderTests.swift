@@ -68,15 +68,6 @@ struct JournalWriteOrderTests {
     }
 
     /// Checks `condition` until it holds, for 5 s at most.
-    private static func until(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5 * Waiting.patience)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        return true
-    }
-
     @Test("a journal read waits for a batch that another flush drained and has not yet written")
     func readWaitsForBatchOnItsWay() async throws {
         let (services, store, recorded) = try await Self.services()
@@ -86,14 +77,19 @@ struct JournalWriteOrderTests {
                 try await services.state.flushJournal(services.journal)
                 return nil
             }
-            #expect(try await Self.until { store.isHolding }, "the flush's write waits at the gate")
+            #expect(
+                try await Waiting.until(seconds: 5, every: .milliseconds(1)) { store.isHolding },
+                "the flush's write waits at the gate")
             #expect(services.journal.isEmpty)
             let read = Finished()
             group.addTask {
                 defer { read.set() }
                 return try await services.state.journal(JournalQuery(), recorder: services.journal).map(\.id)
             }
-            #expect(try await Self.until { read.value || services.journal.waitingToWrite > 0 })
+            #expect(
+                try await Waiting.until(seconds: 5, every: .milliseconds(1)) {
+                    read.value || services.journal.waitingToWrite > 0
+                })
             store.open()
             var listed: [String] = []
             for try await ids in group { listed += ids ?? [] }
@@ -111,13 +107,18 @@ struct JournalWriteOrderTests {
                 try await services.state.flushJournal(services.journal)
                 return nil
             }
-            #expect(try await Self.until { store.isHolding }, "the flush's write waits at the gate")
+            #expect(
+                try await Waiting.until(seconds: 5, every: .milliseconds(1)) { store.isHolding },
+                "the flush's write waits at the gate")
             let clear = Finished()
             group.addTask {
                 defer { clear.set() }
                 return try await services.state.clearJournal(recorder: services.journal)
             }
-            #expect(try await Self.until { clear.value || services.journal.waitingToWrite > 0 })
+            #expect(
+                try await Waiting.until(seconds: 5, every: .milliseconds(1)) {
+                    clear.value || services.journal.waitingToWrite > 0
+                })
             store.open()
             var cleared: [Int] = []
             for try await count in group { cleared += count.map { [$0] } ?? [] }

@@ -33,12 +33,10 @@ struct ResetRaceRouterTests {
                 return response
             }()
             // Waits for the rule to fire: the call is then past reading the state, and held.
-            var fired = false
-            while !fired, ContinuousClock.now - started < .seconds(30) {
+            let fired = try await Waiting.until(seconds: 8, every: .milliseconds(5)) {
                 let faults =
                     try await client.execute(uri: "/__admin/faults", method: .get).json["faults"] as? [[String: Any]]
-                fired = (faults?.first?["fired"] as? Int ?? 0) > 0
-                if !fired { try await Task.sleep(for: .milliseconds(5)) }
+                return (faults?.first?["fired"] as? Int ?? 0) > 0
             }
             #expect(fired)
             try await during()

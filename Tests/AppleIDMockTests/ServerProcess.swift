@@ -266,7 +266,7 @@ final class ChildServers: Sendable {
     }
 }
 
-/// Waiting for something another process does.
+/// Waiting for something another process or task does: the one poll loop of the tests.
 enum Waiting {
     /// How much longer than its nominal `seconds` a wait for an event may take before it counts as
     /// never coming (`APPLE_ID_MOCK_TEST_PATIENCE`, default 4). A wait ends as soon as its event comes,
@@ -277,12 +277,16 @@ enum Waiting {
         return Double(text).flatMap { $0 >= 1 ? $0 : nil } ?? 4
     }()
 
-    /// Checks `condition` every 50 ms until it holds (true) or `seconds` (times `patience`) pass (false).
-    static func until(seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds * patience)
-        while Date() < deadline {
+    /// Checks `condition` every `interval` (`.zero`: at every turn of the scheduler, for what
+    /// another task in this process does) until it holds (true) or `seconds` (times `patience`)
+    /// pass (false).
+    static func until(
+        seconds: Double, every interval: Duration = .milliseconds(50), _ condition: () async throws -> Bool
+    ) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds * patience)
+        while ContinuousClock.now < deadline {
             if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
+            if interval == .zero { await Task.yield() } else { try await Task.sleep(for: interval) }
         }
         return try await condition()
     }

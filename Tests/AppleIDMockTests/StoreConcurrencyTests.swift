@@ -69,7 +69,7 @@ struct StoreConcurrencyTests {
     /// connection); other stores at once.
     static func waitUntilSharing(_ store: any StateStore) async throws {
         guard let postgres = store as? PostgresStore else { return }
-        for _ in 0..<200 where !postgres.batching { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await Waiting.until(seconds: 2, every: .milliseconds(10)) { postgres.batching }
         #expect(postgres.batching)
     }
 }

@@ -26,15 +26,37 @@ struct WaitAndVerifyRulesTests {
         let seen = watch.generation(.journal)
         let started = ContinuousClock.now
         async let waited: Void = watch.wait(.journal, after: seen, until: .now + .seconds(30))
-        try await Task.sleep(for: .milliseconds(50))
-        watch.changed([.mail])
+        #expect(try await Waiting.until(seconds: 5, every: .zero) { watch.waiting(.journal) == 1 })
+        // Another topic's change leaves the journal's waiter waiting.
+        watch.changed([.mail, .outbox])
+        #expect(watch.waiting(.journal) == 1)
         watch.changed([.journal])
+        #expect(watch.waiting(.journal) == 0)
         await waited
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(watch.generation(.journal) == seen + 1)
         let quiet = ContinuousClock.now
         await watch.wait(.outbox, after: watch.generation(.outbox), until: .now + .milliseconds(100))
         #expect(ContinuousClock.now - quiet >= .milliseconds(100))
+    }
+
+    @Test("each space wakes what the registry says: refused mail wakes the mailbox's readers, in any namespace")
+    func spacesSayWhatTheyWake() {
+        for topic in StoreWatch.Topic.allCases {
+            for space in topic.spaces {
+                #expect(StoreWatch.Topic.of(space: space) == topic)
+                #expect(StoreWatch.Topic.of(space: NamespaceScope(name: "team-a").storedName(space)) == topic)
+            }
+        }
+        #expect(StoreWatch.Topic.mail.spaces.contains(Spaces.mailRefused.name))
+        #expect(StoreWatch.Topic.of(space: Spaces.consents.name) == nil)
+        let watch = StoreWatch()
+        #expect(watch.admit())
+        var changes = StoreChanges()
+        changes.cleared = ["team-a/" + Spaces.mailRefused.name]
+        watch.committed(changes)
+        #expect(watch.generation(.mail) == 1)
+        watch.release()
     }
 
     @Test("a committed step wakes the topics of the spaces it wrote, and only while someone waits")

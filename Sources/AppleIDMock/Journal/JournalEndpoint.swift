@@ -5,4 +5,8 @@ enum JournalEndpoint {
     static let notifications = "notifications"
     /// The private email relay (an SMTP transaction, or a reply sent for the user).
     static let smtp = "smtp"
+
+    /// Every name a journal entry's `endpoint` can have: Apple's endpoints and the notifications
+    /// (as fault rules name them), and the relay.
+    static let all = FaultRule.Endpoint.allCases.map(\.rawValue) + [smtp]
 }

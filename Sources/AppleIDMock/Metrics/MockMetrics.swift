@@ -24,19 +24,11 @@ final class MockMetrics: Sendable {
 
     /// The endpoints an Apple call is counted under (`other`: a path no endpoint has).
     static let endpoints = FaultRule.Endpoint.allCases.filter { $0 != .notifications }.map(\.rawValue) + ["other"]
-    /// The grant types (`none`: no `grant_type`; `other`: one Apple does not define).
-    static let grantTypes = ["authorization_code", "refresh_token", "client_credentials", "none", "other"]
-    /// The outcomes (`ok`, Apple's error codes, a dropped connection, other HTTP errors).
-    static let outcomes = [
-        "ok", "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type",
-        "invalid_scope", "dropped", "other",
-    ]
     /// What an answer hands out, as the journal names it.
     static let issuedKinds = ["code", "access_token", "refresh_token"]
-    /// The store spaces counted as live grants.
-    static let grantSpaces = [
-        Spaces.codes.name, Spaces.accessTokens.name, Spaces.refreshTokens.name, Spaces.migrationTokens.name,
-    ]
+    /// The store spaces counted as live grants: the registered spaces of codes and tokens the mock
+    /// issued (not the markers of spent ones).
+    static let grantSpaces = Spaces.registered.filter { $0.keys == .issuedValues && !$0.holdsMarkers }.map(\.name)
 
     /// Latency buckets of Apple calls and store steps.
     static let buckets: [Duration] = [
@@ -52,7 +44,6 @@ final class MockMetrics: Sendable {
     private let storeStep: [CoreMetrics.Timer]
     private let grants: [CoreMetrics.Gauge]
     private let notifications: [CoreMetrics.Gauge]
-    private let mailOutcomes = ["relayed", "refused", "dropped", "sent", "failed", "other"]
     private let mail: [CoreMetrics.Gauge]
     private let waitingReads: CoreMetrics.Gauge
 
@@ -78,12 +69,12 @@ final class MockMetrics: Sendable {
         var calls: [CoreMetrics.Counter] = []
         var latency: [CoreMetrics.Timer] = []
         for endpoint in Self.endpoints {
-            for grantType in Self.grantTypes {
+            for grantType in GrantTypeLabel.allCases.map(\.rawValue) {
                 latency.append(
                     CoreMetrics.Timer(
                         label: "appleidmock_apple_call_duration_seconds",
                         dimensions: [("endpoint", endpoint), ("grant_type", grantType)], factory: factory))
-                for outcome in Self.outcomes {
+                for outcome in CallOutcomeLabel.allCases.map(\.rawValue) {
                     calls.append(
                         CoreMetrics.Counter(
                             label: "appleidmock_apple_calls_total",
@@ -113,8 +104,9 @@ final class MockMetrics: Sendable {
                 label: "appleidmock_notifications", dimensions: [("status", $0.rawValue)], factory: factory)
         }
         waitingReads = CoreMetrics.Gauge(label: "appleidmock_waiting_reads", factory: factory)
-        mail = mailOutcomes.map {
-            CoreMetrics.Gauge(label: "appleidmock_mailbox_messages", dimensions: [("outcome", $0)], factory: factory)
+        mail = MailboxOutcomeLabel.allCases.map {
+            CoreMetrics.Gauge(
+                label: "appleidmock_mailbox_messages", dimensions: [("outcome", $0.rawValue)], factory: factory)
         }
     }
 
@@ -125,16 +117,8 @@ final class MockMetrics: Sendable {
         endpoint: String, grantType: String?, outcome: JournalOutcome, duration: Duration, issued: [String: String]
     ) {
         let endpointIndex = Self.index(of: endpoint, in: Self.endpoints)
-        let grantIndex = grantType.map { Self.index(of: $0, in: Self.grantTypes) } ?? Self.grantTypes.count - 2
-        let outcomeIndex =
-            switch outcome {
-            case .ok: 0
-            case .refused(let code): Self.index(of: code, in: Self.outcomes)
-            case .dropped: Self.outcomes.count - 2
-            case .http, .noAnswer, .failed: Self.outcomes.count - 1
-            }
-        let pair = endpointIndex * Self.grantTypes.count + grantIndex
-        calls[pair * Self.outcomes.count + outcomeIndex].increment()
+        let pair = endpointIndex * GrantTypeLabel.allCases.count + GrantTypeLabel(grantType).position
+        calls[pair * CallOutcomeLabel.allCases.count + CallOutcomeLabel(outcome).position].increment()
         callLatency[pair].record(duration: duration)
         for kind in issued.keys {
             if let index = Self.issuedKinds.firstIndex(of: kind) { self.issued[index].increment() }
@@ -165,7 +149,7 @@ final class MockMetrics: Sendable {
         /// Notifications per status.
         var notifications: [NotificationRecord.Status: Int] = [:]
         /// Mailbox records per outcome.
-        var mail: [String: Int] = [:]
+        var mail: [MailboxOutcomeLabel: Int] = [:]
         /// Control-plane reads waiting on this replica (`waitSeconds`).
         var waitingReads = 0
     }
@@ -176,11 +160,7 @@ final class MockMetrics: Sendable {
         for (index, status) in NotificationRecord.Status.allCases.enumerated() {
             notifications[index].record(holdings.notifications[status] ?? 0)
         }
-        var mailCounts = [Int](repeating: 0, count: mailOutcomes.count)
-        for (outcome, count) in holdings.mail {
-            mailCounts[Self.index(of: outcome, in: mailOutcomes)] += count
-        }
-        for (index, count) in mailCounts.enumerated() { mail[index].record(count) }
+        for outcome in MailboxOutcomeLabel.allCases { mail[outcome.position].record(holdings.mail[outcome] ?? 0) }
         waitingReads.record(holdings.waitingReads)
         return registry.emitToString()
     }

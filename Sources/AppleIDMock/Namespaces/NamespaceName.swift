@@ -13,6 +13,11 @@ enum NamespaceName {
     /// The path prefix's first component: `/ns/{name}/…`.
     static let pathComponent = "ns"
 
+    /// The path prefix that names the namespace `name`: `/ns/{name}`.
+    static func pathPrefix(_ name: String) -> String {
+        "/\(pathComponent)/\(name)"
+    }
+
     /// Why `name` is not a namespace's name, or `nil` when it is one.
     static func problem(_ name: some StringProtocol) -> String? {
         if name.isEmpty { return "a namespace's name is 1 to \(maxLength) characters; found an empty one" }

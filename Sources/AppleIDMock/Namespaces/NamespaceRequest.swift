@@ -31,7 +31,7 @@ struct NamespaceRequest: Sendable, Equatable {
     /// empty without one.
     var pathPrefix: String {
         guard let explicit, explicit.source == .prefix else { return "" }
-        return "/\(NamespaceName.pathComponent)/\(explicit.name)"
+        return NamespaceName.pathPrefix(explicit.name)
     }
 
     /// Reads the cookie `NamespaceName.cookie` from `headers` (ignored unless well formed).

@@ -32,6 +32,9 @@ struct NamespaceScope: Sendable, Hashable {
     /// Whether this is the default namespace.
     var isDefault: Bool { tag == 0 }
 
+    /// The path prefix of the namespace's URLs: `/ns/{name}`, none for the default namespace.
+    var pathPrefix: String { isDefault ? "" : NamespaceName.pathPrefix(name) }
+
     /// The stored name of this namespace's copy of the space `space`.
     func storedName(_ space: String) -> String {
         isDefault ? space : name + "/" + space

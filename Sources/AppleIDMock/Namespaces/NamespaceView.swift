@@ -20,9 +20,8 @@ struct NamespaceView: Encodable, Sendable {
     /// Entries per space: consents, journal, notifications, events, mail.
     var counts: [String: Int]
 
-    /// The spaces counted, by the name shown.
-    static let countedSpaces: [(shown: String, space: String)] = [
-        ("consents", Spaces.consents.name), ("journal", Spaces.journal.name),
-        ("notifications", Spaces.outbox.name), ("events", Spaces.eventLog.name), ("mail", Spaces.mail.name),
-    ]
+    /// The spaces counted, by the name shown: those the registry gives a name to show.
+    static let countedSpaces: [(shown: String, space: String)] = Spaces.registered.compactMap { space in
+        space.shown.map { ($0, space.name) }
+    }
 }

@@ -11,6 +11,12 @@ struct AnyStoreSpace: Sendable {
     let clearedOnReset: Bool
     /// How its keys are shared between namespaces.
     let keys: SpaceKeys
+    /// The waiting reads a change of the space wakes.
+    let wakes: StoreWatch.Topic?
+    /// The name a namespace's count of it is shown under, if any.
+    let shown: String?
+    /// Whether its values are bare markers (`Marker`: a spent code, a deleted account).
+    let holdsMarkers: Bool
     let decode: @Sendable (Data) throws -> any Sendable
     let encode: @Sendable (any Sendable) throws -> Data
     /// The same JSON as `encode`, as text: written directly for the values written most
@@ -24,6 +30,9 @@ struct AnyStoreSpace: Sendable {
         name = space.name
         clearedOnReset = space.onReset == .clears
         keys = space.keys
+        wakes = space.wakes
+        shown = space.shown
+        holdsMarkers = Value.self == Marker.self
         deleteMatching = { transaction, matching in
             for (key, _) in try await transaction.list(space, prefix: "") where matching(key) {
                 try await transaction.delete(space, key)

@@ -7,7 +7,7 @@
 /// Every space of the mock's state.
 enum Spaces {
     /// A user's consent per app group; key `user\u{1F}group`.
-    static let consents = StoreSpace<Consent>("consent", onReset: .clears)
+    static let consents = StoreSpace<Consent>("consent", onReset: .clears, shown: "consents")
     /// Deleted Apple Accounts; key: the user.
     static let deletedAccounts = StoreSpace<Marker>("deleted_account", onReset: .clears)
     /// (user, group) pairs whose relay forwarding is off; key `user\u{1F}group`.
@@ -37,11 +37,12 @@ enum Spaces {
     /// key: the name.
     static let namespaces = StoreSpace<NamespaceRecord>("namespace", onReset: .keeps)
     /// The request journal; key: the entry id, in time order.
-    static let journal = StoreSpace<JournalEntry>("journal", onReset: .keeps)
+    static let journal = StoreSpace<JournalEntry>("journal", onReset: .keeps, wakes: .journal, shown: "journal")
     /// The lifecycle event log; key: the entry id, in insertion order.
-    static let eventLog = StoreSpace<EventLogEntry>("event_log", onReset: .clears)
+    static let eventLog = StoreSpace<EventLogEntry>("event_log", onReset: .clears, shown: "events")
     /// Server-to-server notifications and their attempts; key: the `jti`, in insertion order.
-    static let outbox = StoreSpace<NotificationRecord>("outbox", onReset: .clears)
+    static let outbox = StoreSpace<NotificationRecord>(
+        "outbox", onReset: .clears, wakes: .outbox, shown: "notifications")
 
     /// Every space, in one registry: the core's, then one line per feature folder's list. A store
     /// refuses to write a space that is not here (`UnknownSpace`).

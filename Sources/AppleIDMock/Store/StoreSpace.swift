@@ -14,16 +14,26 @@ struct StoreSpace<Value: Codable & Sendable>: Sendable, Hashable {
     let onReset: SpaceReset
     /// How its keys are shared between namespaces.
     let keys: SpaceKeys
+    /// The waiting reads a change of the space wakes (`nil`: none wait on it).
+    let wakes: StoreWatch.Topic?
+    /// The name a namespace's count of the space is shown under (`GET /__admin/namespaces`), if it
+    /// is one a tester watches.
+    let shown: String?
 
-    init(_ name: String, onReset: SpaceReset, keys: SpaceKeys = .perNamespace) {
+    init(
+        _ name: String, onReset: SpaceReset, keys: SpaceKeys = .perNamespace, wakes: StoreWatch.Topic? = nil,
+        shown: String? = nil
+    ) {
         self.name = name
         self.onReset = onReset
         self.keys = keys
+        self.wakes = wakes
+        self.shown = shown
     }
 
     /// The same space stored under `name` (a namespace's copy, see `NamespaceScope`).
     func stored(as name: String) -> StoreSpace {
-        StoreSpace(name, onReset: onReset, keys: keys)
+        StoreSpace(name, onReset: onReset, keys: keys, wakes: wakes, shown: shown)
     }
 }
 

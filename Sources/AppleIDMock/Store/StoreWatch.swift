@@ -10,23 +10,17 @@ final class StoreWatch: Sendable {
     enum Topic: Int, Sendable, CaseIterable {
         case journal, outbox, mail
 
-        /// The store spaces whose changes concern the topic.
-        var spaces: [String] {
-            switch self {
-            case .journal: [Spaces.journal.name]
-            case .outbox: [Spaces.outbox.name]
-            case .mail: [Spaces.mail.name]
-            }
+        /// The store spaces whose changes concern the topic: those the registry says wake it.
+        var spaces: [String] { Self.spacesByTopic[rawValue] }
+
+        private static let spacesByTopic = allCases.map { topic in
+            Spaces.registered.filter { $0.wakes == topic }.map(\.name)
         }
 
         /// The topic a space's changes concern, if any (in any namespace: waiters of one namespace
         /// woken by another's change read again and wait on).
         static func of(space stored: String) -> Topic? {
-            let space = Spaces.baseName(of: stored)
-            if space == Spaces.journal.name { return .journal }
-            if space == Spaces.outbox.name { return .outbox }
-            if space == Spaces.mail.name { return .mail }
-            return nil
+            Spaces.registeredSpace(named: stored)?.wakes
         }
     }
 
@@ -89,6 +83,11 @@ final class StoreWatch: Sendable {
 
     /// Whether the server is stopping (waits end at once).
     var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// How many reads wait on `topic` now.
+    func waiting(_ topic: Topic) -> Int {
+        state.withLock { $0.waiters.values.count { $0.topic == topic } }
+    }
 
     /// The generation of `topic`: it moves on with every change.
     func generation(_ topic: Topic) -> UInt64 {

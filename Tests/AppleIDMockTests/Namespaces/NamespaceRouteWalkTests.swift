@@ -28,6 +28,35 @@ struct NamespaceRouteWalkTests {
         }
     }
 
+    @Test(
+        "every route of the router, method included, is in the OpenAPI document (Apple's, the control plane, the mock's own)"
+    )
+    func everyRouteDocumented() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let services = try await MockServices.load(
+            configuration: Fixture.configuration(), store: MemoryStore(), clock: .fixed(at: Fixture.start),
+            logger: logger)
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: Fixture.root + "/Sources/AppleIDMock/Resources/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        for route in buildRouter(services: services).routes {
+            let path = route.path.description
+            // Sign in with Apple JS and the button images are files and pictures, not an API.
+            guard !path.hasPrefix("/appleauth/"), !path.hasPrefix("/appleid/") else { continue }
+            let documented =
+                "/"
+                + path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                .joined(separator: "/") + (path.hasSuffix("/") || path == "/__admin" ? "/" : "")
+            let operations = paths[documented]
+            #expect(operations != nil, "\(path) is not in openapi.json")
+            #expect(
+                operations?[route.method.rawValue.lowercased()] != nil || route.method == .head,
+                "\(route.method) \(path) is not in openapi.json")
+        }
+    }
+
     @Test("every route of the router, under /ns/x/ and with the header, answers from x")
     func everyRoute() async throws {
         var logger = Logger(label: "test")

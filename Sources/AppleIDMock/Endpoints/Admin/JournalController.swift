@@ -75,7 +75,7 @@ struct JournalController: Sendable {
         func problem(_ name: String, _ reason: String) {
             reader.report(.query(name), reason)
         }
-        let endpoints = FaultRule.Endpoint.allCases.map(\.rawValue) + ["smtp"]  // smtp: the email relay
+        let endpoints = JournalEndpoint.all
         for (key, rawValue) in parameters {
             let value = String(rawValue)
             switch key {

@@ -20,22 +20,12 @@ struct MetricsController: Sendable {
         for world in try await namespaces.allStates() {
             for record in try await world.notifications() { holdings.notifications[record.status, default: 0] += 1 }
             for record in try await world.mail.records() {
-                holdings.mail[Self.mailOutcome(record), default: 0] += 1
+                holdings.mail[MailboxOutcomeLabel(record), default: 0] += 1
             }
         }
         return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: state.metrics.page(holdings))))
-    }
-
-    /// How the metrics group a mailbox record: relayed, dropped or refused (inbound), sent or
-    /// failed (replies).
-    static func mailOutcome(_ record: MailRecord) -> String {
-        if record.direction == .reply { return record.outcome == .sent ? "sent" : "failed" }
-        switch record.outcome {
-        case .relayed, .dropped: return record.outcome.rawValue
-        default: return "refused"
-        }
     }
 }

@@ -127,7 +127,7 @@ struct NamespacesController: Sendable {
                     name: scope.name, scenario: control?.scenario ?? "", identities: control?.identities ?? .shared,
                     clients: record?.clients ?? [], idleTtlSeconds: record?.idleTtlSeconds,
                     createdAt: record?.createdAt.ISO8601Format(), lastUsedAt: record?.lastUsedAt.ISO8601Format(),
-                    pathPrefix: scope.isDefault ? "" : "/\(NamespaceName.pathComponent)/\(scope.name)",
+                    pathPrefix: scope.pathPrefix,
                     counts: Dictionary(
                         uniqueKeysWithValues: NamespaceView.countedSpaces.map {
                             ($0.shown, counts[scope.storedName($0.space)] ?? 0)

@@ -72,7 +72,7 @@ struct VerificationRequest: Sendable {
                     match.expected.append((field, String(status)))
                 }
             case .endpoint:
-                let endpoints = FaultRule.Endpoint.allCases.map(\.rawValue) + ["smtp"]
+                let endpoints = JournalEndpoint.all
                 if let endpoint = reader.choice(raw, at: fieldPath, of: endpoints) {
                     match.expected.append((field, endpoint))
                 }

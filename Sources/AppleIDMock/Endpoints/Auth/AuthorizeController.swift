@@ -55,9 +55,7 @@ struct AuthorizeController: Sendable {
         }
         // The consent form posts back into the same world, however the namespace was named (the
         // header does not come back with a browser's POST; the prefix does).
-        let scope = context.world.scope
-        let pathPrefix = scope.isDefault ? "" : "/\(NamespaceName.pathComponent)/\(scope.name)"
-        let action = (publicBaseURL ?? "") + pathPrefix + ApplePath.absolute(ApplePath.consent)
+        let action = (publicBaseURL ?? "") + context.world.scope.pathPrefix + ApplePath.absolute(ApplePath.consent)
         let groupId = authorization.client.appGroupId
         let returning = try await context.world.withSession(active) { session, world in
             var keys = Set<String>()

@@ -1,9 +1,9 @@
 /// The mailbox's spaces: cleared with the session on a reset or switch, like the event log.
 extension Spaces {
     /// Relayed and dropped messages and replies; key: the record id, in time order.
-    static let mail = StoreSpace<MailRecord>("mail", onReset: .clears)
+    static let mail = StoreSpace<MailRecord>("mail", onReset: .clears, wakes: .mail, shown: "mail")
     /// Refused attempts, bounded apart from `mail`; key: the record id, in time order.
-    static let mailRefused = StoreSpace<MailRecord>("mail_refused", onReset: .clears)
+    static let mailRefused = StoreSpace<MailRecord>("mail_refused", onReset: .clears, wakes: .mail)
     /// What a record's message is made of (a reply whole; a relayed message as its own header
     /// lines over the received message of `mailBody`); key: the record id.
     static let mailRaw = StoreSpace<MailMessage>("mail_raw", onReset: .clears)

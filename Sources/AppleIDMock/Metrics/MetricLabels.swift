@@ -1,0 +1,69 @@
+/// A label value of the metrics, one case per value in the order the page lists them: a counter's
+/// or gauge's place in its table is its case's place (`position`), never a number kept by hand.
+protocol MetricLabel: RawRepresentable<String>, CaseIterable, Equatable where AllCases == [Self] {}
+
+extension MetricLabel {
+    /// The case's place in `allCases`: the index of its counter or gauge.
+    var position: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+}
+
+/// The `outcome` of an Apple call: `ok`, Apple's error codes, a dropped connection, or anything else.
+enum CallOutcomeLabel: String, MetricLabel {
+    case ok
+    case invalidRequest = "invalid_request"
+    case invalidClient = "invalid_client"
+    case invalidGrant = "invalid_grant"
+    case unauthorizedClient = "unauthorized_client"
+    case unsupportedGrantType = "unsupported_grant_type"
+    case invalidScope = "invalid_scope"
+    case dropped
+    case other
+
+    /// The label of a call answered with `outcome`.
+    init(_ outcome: JournalOutcome) {
+        switch outcome {
+        case .ok: self = .ok
+        case .refused(let code):
+            self = Self(rawValue: code).flatMap { [.ok, .dropped].contains($0) ? nil : $0 } ?? .other
+        case .dropped: self = .dropped
+        case .http, .noAnswer, .failed: self = .other
+        }
+    }
+}
+
+/// The `grant_type` of an Apple call: Apple's three, `none` when the call named none, `other`.
+enum GrantTypeLabel: String, MetricLabel {
+    case authorizationCode = "authorization_code"
+    case refreshToken = "refresh_token"
+    case clientCredentials = "client_credentials"
+    case none
+    case other
+
+    /// The label of a call that sent `grantType`.
+    init(_ grantType: String?) {
+        guard let grantType else {
+            self = .none
+            return
+        }
+        self = Self(rawValue: grantType).flatMap { [.none, .other].contains($0) ? nil : $0 } ?? .other
+    }
+}
+
+/// How `/metrics` groups a mailbox record: relayed, dropped or refused (inbound), sent or failed
+/// (replies).
+enum MailboxOutcomeLabel: String, MetricLabel {
+    case relayed, refused, dropped, sent, failed, other
+
+    /// The label of `record`.
+    init(_ record: MailRecord) {
+        if record.direction == .reply {
+            self = record.outcome == .sent ? .sent : .failed
+            return
+        }
+        switch record.outcome {
+        case .relayed: self = .relayed
+        case .dropped: self = .dropped
+        default: self = .refused
+        }
+    }
+}

@@ -102,7 +102,7 @@ struct SMTPServer: Service {
                 if Task.isCancelled {
                     // The server is shutting down: a last word, as an MTA gives, not a silent close.
                     let bye = SMTPReply(421, "4.3.2", "\(limits.hostName) Service shutting down")
-                    connection.channel.writeAndFlush(NIOAny(ByteBuffer(string: bye.wire)), promise: nil)
+                    connection.channel.writeAndFlush(ByteBuffer(string: bye.wire), promise: nil)
                 } else if let ended {
                     throw ended
                 }
@@ -120,7 +120,7 @@ struct SMTPServer: Service {
             return id
         case .admittedReclaiming(let id, let victim):
             let bye = SMTPReply(421, "4.4.2", "\(limits.hostName) Error: no progress; slot given to a new client")
-            victim.writeAndFlush(NIOAny(ByteBuffer(string: bye.wire))).whenComplete { _ in
+            victim.writeAndFlush(ByteBuffer(string: bye.wire)).whenComplete { _ in
                 victim.close(promise: nil)
             }
             return id

@@ -1,30 +1,123 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
 import Testing
 
 @testable import AppleIDMock
 
-/// Delivery outcomes in plain words, as the dashboard's outbox shows them.
+/// Delivery outcomes in plain words, as the dashboard's outbox shows them; a failed post told by
+/// the type of the error where it was caught, its text kept as the outcome's words.
 @Suite("Delivery outcomes in plain words")
 struct DeliveryOutcomeWordsTests {
+    static let url = "http://localhost:3000/auth/apple/notifications"
+
     @Test(
         "each kind of outcome reads as a sentence naming the receiver",
         arguments: [
             ("delivered", 200, "delivered: localhost:3000 answered HTTP 200"),
             ("http 503", 503, "localhost:3000 answered HTTP 503"),
-            (
-                #"NIOConnectionError(host: "localhost", port: 3000, dnsAError: nil, dnsAAAAError: nil, connectionErrors: [NIOPosix.SingleConnectionFailure(target: [IPv4]localhost/127.0.0.1:3000, error: connection reset (error set): Connection refused (errno: 111))])"#,
-                nil, "connection refused by localhost:3000"
-            ),
             ("timed out after 5000 ms", nil, "no answer from localhost:3000 within 5000 ms"),
             ("not sent: dropped by fault rule f2", nil, "not sent: fault rule f2 dropped it"),
-            ("HTTPClientError.remoteConnectionClosed", nil, "localhost:3000 closed the connection without answering"),
-            ("something new", nil, "could not deliver to localhost:3000"),
         ] as [(String, Int?, String)])
     func summaries(outcome: String, status: Int?, expected: String) {
         #expect(
-            DeliveryOutcomeWords.summary(
-                DeliveryOutcome(words: outcome), status: status, url: "http://localhost:3000/auth/apple/notifications")
-                == expected)
+            DeliveryOutcomeWords.summary(DeliveryOutcome(words: outcome), status: status, url: Self.url) == expected)
+    }
+
+    /// An error of the mock's own, which says nothing of the connection.
+    struct Unforeseen: Error, CustomStringConvertible {
+        var description: String { "connection refused, eof, tls (words that no longer decide)" }
+    }
+
+    static let failures: [(any Error, DeliveryFailure, String)] = [
+        (
+            IOError(errnoCode: ECONNREFUSED, reason: "connect"), .connectionRefused,
+            "connection refused by localhost:3000"
+        ),
+        (
+            IOError(errnoCode: ETIMEDOUT, reason: "connect"), .connectTimeout,
+            "could not connect to localhost:3000 in time"
+        ),
+        (HTTPClientError.connectTimeout, .connectTimeout, "could not connect to localhost:3000 in time"),
+        (ChannelError.connectTimeout(.seconds(1)), .connectTimeout, "could not connect to localhost:3000 in time"),
+        (
+            HTTPClientError.remoteConnectionClosed, .closedWithoutAnswer,
+            "localhost:3000 closed the connection without answering"
+        ),
+        (ChannelError.eof, .closedWithoutAnswer, "localhost:3000 closed the connection without answering"),
+        (
+            IOError(errnoCode: ECONNRESET, reason: "read"), .closedWithoutAnswer,
+            "localhost:3000 closed the connection without answering"
+        ),
+        (
+            IOError(errnoCode: EHOSTUNREACH, reason: "connect"), .unreachable,
+            "localhost:3000 cannot be reached from here"
+        ),
+        (
+            IOError(errnoCode: ENETUNREACH, reason: "connect"), .unreachable,
+            "localhost:3000 cannot be reached from here"
+        ),
+        (NIOSSLError.handshakeFailed(.sslError([])), .tls, "the TLS connection to localhost:3000 failed"),
+        (NIOSSLError.unableToValidateCertificate, .tls, "the TLS connection to localhost:3000 failed"),
+        (HTTPClientError.tlsHandshakeTimeout, .tls, "the TLS connection to localhost:3000 failed"),
+        (HTTPClientError.invalidURL, .other, "could not deliver to localhost:3000"),
+        (Unforeseen(), .other, "could not deliver to localhost:3000"),
+    ]
+
+    @Test("a failed post is told by its error's type, the error's text kept as the outcome's words")
+    func failures() {
+        for (error, failure, words) in Self.failures {
+            #expect(DeliveryFailure(error) == failure, "\(error)")
+            let outcome = DeliveryOutcome.failed("\(error)", DeliveryFailure(error))
+            #expect(outcome.description == "\(error)")
+            #expect(DeliveryOutcomeWords.summary(outcome, status: nil, url: Self.url) == words)
+            #expect(
+                DeliveryOutcomeWords.summary(outcome, status: 502, url: Self.url) == "localhost:3000 answered HTTP 502")
+        }
+    }
+
+    @Test("a post to a port nobody listens on: connection refused, the client's error text as the words")
+    func refusedLive() async throws {
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(listener.localAddress?.port)
+        try await listener.close()
+        let client = NotificationPost.makeClient()
+        let (status, outcome) = await NotificationPost.send(
+            "a.b.c", to: "http://127.0.0.1:\(port)/notify", timeoutMilliseconds: 5000, client: client)
+        try await client.shutdown()
+        #expect(status == nil)
+        guard case .failed(let text, let failure) = outcome else {
+            Issue.record("not a failure: \(outcome)")
+            return
+        }
+        #expect(failure == .connectionRefused, "\(text)")
+        #expect(outcome.description == text && !text.isEmpty)
+        #expect(
+            DeliveryOutcomeWords.summary(outcome, status: nil, url: "http://127.0.0.1:\(port)/notify")
+                == "connection refused by 127.0.0.1:\(port)")
+    }
+
+    @Test("an attempt keeps its failure beside the words; one stored before reads as other")
+    func storedFailure() throws {
+        let attempt = NotificationRecord.Attempt(
+            startedAt: Date(timeIntervalSince1970: 0), durationMilliseconds: 3, httpStatus: nil,
+            outcome: .failed("Connection refused (errno: 111)", .connectionRefused))
+        let data = try JSONEncoder().encode(attempt)
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(json["outcome"] as? String == "Connection refused (errno: 111)")
+        #expect(json["failure"] as? String == "connection_refused")
+        let read = try JSONDecoder().decode(NotificationRecord.Attempt.self, from: data)
+        #expect(read.outcome == attempt.outcome)
+        let older = #"{"startedAt":0,"durationMilliseconds":3,"outcome":"Connection refused (errno: 111)"}"#
+        let old = try JSONDecoder().decode(NotificationRecord.Attempt.self, from: Data(older.utf8))
+        #expect(old.outcome == .failed("Connection refused (errno: 111)", .other))
+        let delivered = NotificationRecord.Attempt(
+            startedAt: Date(timeIntervalSince1970: 0), durationMilliseconds: 3, httpStatus: 200, outcome: .delivered)
+        let plain = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(delivered)) as? [String: Any]
+        #expect(plain?["failure"] == nil && plain?["outcome"] as? String == "delivered")
     }
 
     @Test("outcomes are stored as the words they always had, and read back as the same case")

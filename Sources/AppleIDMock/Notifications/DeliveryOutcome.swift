@@ -1,6 +1,7 @@
 /// How one delivery attempt of a notification ended. Stored and answered as the words it always
 /// had (`delivered`, `http 503`, `timed out after 5000 ms`, `not sent: …`, or the HTTP client's
-/// error text); `DeliveryOutcomeWords` says it in plain words for people.
+/// error text, the kind of failure kept apart); `DeliveryOutcomeWords` says it in plain words for
+/// people.
 enum DeliveryOutcome: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The receiver answered 2xx.
     case delivered
@@ -16,8 +17,9 @@ enum DeliveryOutcome: Sendable, Hashable, Codable, CustomStringConvertible {
     case unsendable(String)
     /// The notification could not be signed.
     case unsigned
-    /// The connection failed: the HTTP client's error, as it described it.
-    case failed(String)
+    /// The connection failed: the HTTP client's error, as it described it, and what failed, told
+    /// by the error's type where it was caught (not part of the words).
+    case failed(String, DeliveryFailure = .other)
 
     /// The outcome of an answer with `status`.
     init(status: Int) {
@@ -63,7 +65,7 @@ enum DeliveryOutcome: Sendable, Hashable, Codable, CustomStringConvertible {
         case .noURL: Self.noURLWords
         case .unsendable(let reason): Self.unsendablePrefix + reason
         case .unsigned: Self.unsignedWords
-        case .failed(let error): error
+        case .failed(let error, _): error
         }
     }
 

@@ -40,7 +40,7 @@ enum NotificationPost {
             let code = Int(response.status.code)
             return (code, DeliveryOutcome(status: code))
         } catch {
-            return (nil, .failed("\(error)"))
+            return (nil, .failed("\(error)", DeliveryFailure(error)))
         }
     }
 }

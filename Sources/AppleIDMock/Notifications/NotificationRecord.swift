@@ -32,12 +32,47 @@ struct NotificationRecord: Sendable, Codable {
     }
 
     /// One delivery attempt (wall-clock time: delivery is real network traffic).
+    /// Stored with the outcome's words, and a failed connection's `DeliveryFailure` apart
+    /// (`failure`; attempts stored before it read as `other`).
     struct Attempt: Sendable, Codable {
         var startedAt: Date
         var durationMilliseconds: Int
         /// The HTTP status, or nil when the connection failed or timed out.
         var httpStatus: Int?
         var outcome: DeliveryOutcome
+
+        init(startedAt: Date, durationMilliseconds: Int, httpStatus: Int?, outcome: DeliveryOutcome) {
+            self.startedAt = startedAt
+            self.durationMilliseconds = durationMilliseconds
+            self.httpStatus = httpStatus
+            self.outcome = outcome
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case startedAt, durationMilliseconds, httpStatus, outcome, failure
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            startedAt = try container.decode(Date.self, forKey: .startedAt)
+            durationMilliseconds = try container.decode(Int.self, forKey: .durationMilliseconds)
+            httpStatus = try container.decodeIfPresent(Int.self, forKey: .httpStatus)
+            outcome = try container.decode(DeliveryOutcome.self, forKey: .outcome)
+            if case .failed(let text, _) = outcome,
+                let failure = try container.decodeIfPresent(DeliveryFailure.self, forKey: .failure)
+            {
+                outcome = .failed(text, failure)
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(startedAt, forKey: .startedAt)
+            try container.encode(durationMilliseconds, forKey: .durationMilliseconds)
+            try container.encodeIfPresent(httpStatus, forKey: .httpStatus)
+            try container.encode(outcome, forKey: .outcome)
+            if case .failed(_, let failure) = outcome { try container.encode(failure, forKey: .failure) }
+        }
     }
 
     /// The JWT's `jti`.

@@ -10,38 +10,19 @@
 struct MailSteps: Sendable {
     let state: MockState
 
-    /// What a step decided about one recipient, with the record written for a refusal.
-    struct RecipientDecision: Sendable {
-        var result: Result<RelayTarget, RelayRefusal>
-        var record: MailRecord?
-        var now: Date
-    }
-
-    /// Decides on a recipient at RCPT TO; a refusal is written to the mailbox.
+    /// Decides on a recipient at RCPT TO (`RelayRules.decideRecipient`); a refusal is written to
+    /// the mailbox.
     func checkRecipient(_ address: String, sender: String, overTLS: Bool, wallTime: Date) async throws
         -> RecipientDecision
     {
         try await state.changeControl { _, active, transaction in
-            let now = active.now
-            let facts = try await Self.relayFacts(address, world: active.world, now: now, transaction: transaction)
-            let result = RelayRules.recipient(
-                address, sender: sender, facts: facts, teams: active.world.teams,
-                dailyLimit: active.world.settings.mailDailyLimit)
-            guard case .failure(let refusal) = result else { return RecipientDecision(result: result, now: now) }
-            if let facts, Self.drops(refusal, active.world.settings) {
-                // Accepted here; the message is kept as dropped after DATA.
-                let target = RelayTarget(
-                    address: address.lowercased(), userKey: facts.userKey, teamId: facts.teamId,
-                    deliverTo: facts.realEmail)
-                return RecipientDecision(result: .success(target), now: now)
-            }
-            let record = MailRecord(
-                id: MailRecord.newId(at: wallTime), at: now, wallTime: wallTime, direction: .inbound,
-                outcome: refusal.outcome, reason: refusal.reason, smtpReply: refusal.reply.description,
-                envelopeSender: sender, recipient: address.lowercased(), userKey: facts?.userKey, teamId: facts?.teamId,
-                overTLS: overTLS, hasRaw: false, namespace: state.scope.name)
-            try await Self.keep(record, message: nil, transaction: transaction)
-            return RecipientDecision(result: result, record: record, now: now)
+            let facts = try await Self.relayFacts(
+                address, world: active.world, now: active.now, transaction: transaction)
+            let decision = RelayRules.decideRecipient(
+                address, sender: sender, facts: facts, overTLS: overTLS, policy: RelayPolicy(world: active.world),
+                stamp: MailStamp.new(now: active.now, wallTime: wallTime, namespace: state.scope.name, count: 1))
+            if let record = decision.record { try await Self.keep(record, message: nil, transaction: transaction) }
+            return decision
         }
     }
 
@@ -54,102 +35,36 @@ struct MailSteps: Sendable {
         var now: Date
     }
 
-    /// Decides on a message after DATA and keeps it once: relayed to every recipient (each
-    /// counted once against its day), or refused for all.
+    /// Decides on a message after DATA (`RelayRules.decide`) and writes what was decided: the
+    /// received message once, an entry per recipient, and each relayed one counted against its day.
     func deliver(_ envelope: SMTPEnvelope, wallTime: Date) async throws -> DeliveryDecision {
         let headers = MessageHeaders(parsing: envelope.message)
-        var seen: Set<String> = []
-        let recipients = envelope.recipients.filter { seen.insert($0.lowercased()).inserted }
+        let addresses = RelayRules.distinct(envelope.recipients)
         return try await state.changeControl { _, active, transaction in
-            let now = active.now
-            let world = active.world
-            var targets: [RelayTarget] = []
-            var refusal: RelayRefusal?
-            // Unregistered senders under `mailUnregisteredSenders: drop`: accepted, never delivered.
-            var dropped: [(address: String, refusal: RelayRefusal)] = []
-            var facts: [String: RelayAddressFacts] = [:]
-            for address in recipients {
-                let found = try await Self.relayFacts(address, world: world, now: now, transaction: transaction)
-                facts[address] = found
-                switch RelayRules.recipient(
-                    address, sender: envelope.sender, facts: found, teams: world.teams,
-                    dailyLimit: world.settings.mailDailyLimit)
-                {
-                case .success(let target): targets.append(target)
-                case .failure(let found) where Self.drops(found, world.settings): dropped.append((address, found))
-                case .failure(let found): refusal = refusal ?? found
+            var recipients: [RelayRecipient] = []
+            for address in addresses {
+                let facts = try await Self.relayFacts(
+                    address, world: active.world, now: active.now, transaction: transaction)
+                recipients.append(RelayRecipient(address: address, facts: facts))
+            }
+            let stamp = MailStamp.new(
+                now: active.now, wallTime: wallTime, namespace: state.scope.name, count: addresses.count + 1)
+            let policy = RelayPolicy(world: active.world)
+            let decision = RelayRules.decide(
+                envelope, headers: headers, recipients: recipients, policy: policy, stamp: stamp)
+            try await Self.keepBody(
+                envelope.message, id: decision.bodyId, fits: decision.keepsBody, maxBytes: policy.mailboxMaxBytes,
+                transaction: transaction)
+            for entry in decision.entries {
+                try await Self.keep(entry.record, message: entry.kept, transaction: transaction)
+                if entry.counts {
+                    try await Self.count(entry.record.recipient, now: active.now, transaction: transaction)
                 }
-            }
-            var messageRefusal = RelayRules.message(
-                headers, targets: targets, teams: world.teams, requireDKIM: world.settings.mailRequireDkimSignature)
-            if refusal == nil, let found = messageRefusal, Self.drops(found, world.settings) {
-                dropped += targets.map { ($0.address, found) }
-                targets = []
-                messageRefusal = nil
-            }
-            let firstId = MailRecord.newId(at: wallTime)
-            let bodyKept = try await Self.keepBody(
-                envelope.message, id: firstId, maxBytes: world.settings.mailboxMaxBytes, transaction: transaction)
-            if let refusal = refusal ?? messageRefusal {
-                var records: [MailRecord] = []
-                for address in recipients {
-                    var record = Self.record(
-                        envelope, headers: headers, recipient: address, now: now, wallTime: wallTime,
-                        outcome: refusal.outcome, namespace: self.state.scope.name)
-                    if records.isEmpty { record.id = firstId }
-                    record.reason = refusal.reason
-                    record.smtpReply = refusal.reply.description
-                    record.userKey = facts[address]?.userKey
-                    record.teamId = facts[address]?.teamId
-                    record.hasRaw = bodyKept
-                    try await Self.keep(
-                        record, message: bodyKept ? MailMessage(data: Data(), body: firstId) : nil,
-                        transaction: transaction)
-                    records.append(record)
-                }
-                return DeliveryDecision(reply: refusal.reply, records: records, delivered: [], now: now)
-            }
-            var delivered: [(record: MailRecord, message: MailMessage)] = []
-            let reply = SMTPReply(250, "2.0.0", "Ok: queued as \(firstId)")
-            var records: [MailRecord] = []
-            for (position, drop) in dropped.enumerated() {
-                var record = Self.record(
-                    envelope, headers: headers, recipient: drop.address, now: now, wallTime: wallTime,
-                    outcome: .dropped, namespace: self.state.scope.name)
-                if position == 0 && targets.isEmpty { record.id = firstId }
-                record.reason =
-                    "mailUnregisteredSenders is drop, so accepted and never delivered: " + drop.refusal.reason
-                record.smtpReply = reply.description
-                record.userKey = facts[drop.address]?.userKey
-                record.teamId = facts[drop.address]?.teamId
-                record.hasRaw = bodyKept
-                try await Self.keep(
-                    record, message: bodyKept ? MailMessage(data: Data(), body: firstId) : nil,
-                    transaction: transaction)
-                records.append(record)
-            }
-            for (position, target) in targets.enumerated() {
-                var record = Self.record(
-                    envelope, headers: headers, recipient: target.address, now: now, wallTime: wallTime,
-                    outcome: .relayed, namespace: self.state.scope.name)
-                // The reply's "queued as" names the first recipient's entry.
-                if position == 0 { record.id = firstId }
-                record.userKey = target.userKey
-                record.teamId = target.teamId
-                record.deliveredTo = target.deliverTo
-                record.rewrittenFrom = RelayRewriting.rewrittenFrom(headers, relayAddress: target.address)
-                let message = RelayRewriting.deliveredRecipe(
-                    envelope.message, headers: headers, target: target, heloName: envelope.heloName, id: firstId,
-                    bodyId: firstId, at: now, overTLS: envelope.overTLS)
-                record.size = message.assembledCount(receivedCount: envelope.message.count)
-                record.hasRaw = bodyKept
-                record.smtpReply = reply.description
-                try await Self.keep(record, message: bodyKept ? message : nil, transaction: transaction)
-                try await Self.count(target.address, now: now, transaction: transaction)
-                delivered.append((record, message))
             }
             return DeliveryDecision(
-                reply: reply, records: records + delivered.map(\.record), delivered: delivered, now: now)
+                reply: decision.reply, records: decision.entries.map(\.record),
+                delivered: decision.entries.compactMap { entry in entry.delivered.map { (entry.record, $0) } },
+                now: active.now)
         }
     }
 
@@ -259,11 +174,6 @@ struct MailSteps: Sendable {
 
     // MARK: - Helpers
 
-    /// Whether `refusal` is turned into a silent drop by the settings.
-    static func drops(_ refusal: RelayRefusal, _ settings: MockSettings) -> Bool {
-        refusal.outcome == .unauthorizedSender && settings.mailUnregisteredSenders == .drop
-    }
-
     /// What the relay knows of `address` now.
     static func relayFacts(_ address: String, world: World, now: Date, transaction: any StateTransaction)
         async throws -> RelayAddressFacts?
@@ -326,14 +236,13 @@ struct MailSteps: Sendable {
         }
     }
 
-    /// Keeps a received message once, dropping the oldest ones (counted in the usage) to stay
-    /// within `maxBytes` and `MailboxLimits.rawMessages`; `false` when it is larger than
-    /// `maxBytes` on its own (then it is counted as dropped and not kept).
-    private static func keepBody(_ message: [UInt8], id: String, maxBytes: Int, transaction: any StateTransaction)
-        async throws -> Bool
-    {
+    /// Keeps a received message once when it `fits` (else it is counted as dropped and not kept),
+    /// dropping the oldest ones (counted in the usage) to stay within `maxBytes` and
+    /// `MailboxLimits.rawMessages`.
+    private static func keepBody(
+        _ message: [UInt8], id: String, fits: Bool, maxBytes: Int, transaction: any StateTransaction
+    ) async throws {
         var usage = try await transaction.get(Spaces.mailUsage, MailboxUsage.key) ?? MailboxUsage()
-        let fits = message.count <= maxBytes
         if fits {
             try await transaction.put(Spaces.mailBody, id, MailMessage(data: Data(message)))
             usage.kept.append(MailboxUsage.Kept(id: id, bytes: message.count))
@@ -350,18 +259,6 @@ struct MailSteps: Sendable {
             try await transaction.delete(Spaces.mailBody, oldest.id)
         }
         try await transaction.put(Spaces.mailUsage, MailboxUsage.key, usage)
-        return fits
-    }
-
-    private static func record(
-        _ envelope: SMTPEnvelope, headers: MessageHeaders, recipient: String, now: Date, wallTime: Date,
-        outcome: MailOutcome, namespace: String
-    ) -> MailRecord {
-        MailRecord(
-            id: MailRecord.newId(at: wallTime), at: now, wallTime: wallTime, direction: .inbound, outcome: outcome,
-            smtpReply: "", envelopeSender: envelope.sender, recipient: recipient.lowercased(),
-            from: headers.first("From"), subject: headers.subject, messageId: headers.first("Message-ID"),
-            size: envelope.message.count, overTLS: envelope.overTLS, hasRaw: false, namespace: namespace)
     }
 }
 

@@ -63,6 +63,11 @@ public func buildApplication(
             HousekeepingService(namespaces: services.namespaces, logger: logger),
             JournalService(state: services.state, journal: services.journal, logger: logger),
             StoreWatchService(store: services.state.store, logger: logger),
+            ConformanceService(
+                runs: services.conformance,
+                runner: ConformanceRunner(
+                    namespaces: services.namespaces, journal: services.journal, arms: services.conformance.arms,
+                    logger: logger)),
         ] + mailServices,
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)

@@ -35,6 +35,8 @@ struct MockServices: Sendable {
     let servesTLS: Bool
     /// The private email relay's SMTP listener and servers, as configured and bound.
     let mail: MailRuntime
+    /// Backend conformance runs, and the codes they armed.
+    let conformance = ConformanceRuns()
 
     init(
         state: MockState, publicBaseURL: String?, keysDirectory: String, adminToken: String? = nil,

@@ -145,6 +145,13 @@ package struct FormParameters: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `text` as one name or value of a query string or form body.
+    static func encodeComponent(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        escape(text, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private static func escape(_ text: String, into bytes: inout [UInt8]) {
         for byte in text.utf8 {
             if isUnreserved(byte) {

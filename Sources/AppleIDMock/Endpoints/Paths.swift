@@ -63,6 +63,12 @@ package enum AdminPath {
     package static let mintNotification = "mint/notification"
     package static let nativeAuthorize = "native/authorize"
     package static let credentialState = "native/credential-state"
+    /// Backend conformance runs (`Endpoints/Admin/ConformanceController.swift`).
+    package static let conformanceRuns = "conformance/runs"
+    package static let conformanceRun = "conformance/runs/:id"
+    package static let conformanceJUnit = "conformance/runs/:id/junit"
+    /// The attacker's JWKS that the `jku` and `x5u` cases name.
+    package static let conformanceAttackerKeys = "conformance/attacker-jwks"
     package static let namespaces = "namespaces"
     package static let namespace = "namespaces/:name"
     package static let openAPI = "openapi.json"

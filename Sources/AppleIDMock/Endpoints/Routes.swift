@@ -44,7 +44,7 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
         .addRoutes(to: auth.group().add(middleware: AppleErrorMiddleware(answer: .errorPage, logger: logger)).inWorld())
     let api = auth.group().add(middleware: AppleErrorMiddleware(answer: .json, logger: logger)).inWorld()
     KeysController(namespaces: services.namespaces).addRoutes(to: api)
-    TokenController().addRoutes(to: api)
+    TokenController(arms: services.conformance.arms).addRoutes(to: api)
     RevokeController(logger: logger).addRoutes(to: api)
     MigrationController().addRoutes(to: api)
 
@@ -55,6 +55,8 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     DashboardController().addRoutes(to: admin)
     OpenAPIController().addRoutes(to: admin)
     NamespacesController(namespaces: services.namespaces).addRoutes(to: admin)
+    ConformanceController(namespaces: services.namespaces, runs: services.conformance, address: services.address)
+        .addRoutes(to: admin)
     ScenariosController(logger: logger).addRoutes(to: admin)
     SettingsController().addRoutes(to: admin)
     ClockController().addRoutes(to: admin)

@@ -10,6 +10,9 @@ import Hummingbird
 /// `client_credentials` grants, checked in Apple's order (grant type, required parameters, client
 /// authentication, then the grant). The grants themselves are `TokenIssuance`'s.
 struct TokenController: Sendable {
+    /// Codes a conformance run armed (`exchange` path): their id_token is the run's case.
+    let arms: ConformanceArms
+
     func addRoutes(to group: RouterGroup<WorldRequestContext>) {
         group.post(RouterPath(ApplePath.token)) { request, context in
             try await self.token(request, context)
@@ -19,7 +22,13 @@ struct TokenController: Sendable {
     private func token(_ request: Request, _ context: WorldRequestContext) async throws -> Response {
         let active = try await context.current()
         let form = try await RequestReading.tokenForm(request, context: context, settings: active.world.settings)
-        let issued = try await exchange(form, state: context.world, active: active, journal: context.journal)
+        let arm =
+            try form.field("grant_type") == "authorization_code" ? try form.field("code").flatMap(arms.arm(of:)) : nil
+        if arm?.testCase == .xchError { throw AppleError.codeExpired }
+        var issued = try await exchange(form, state: context.world, active: active, journal: context.journal)
+        if let arm, let token = issued.response.idToken {
+            issued.response.idToken = try ConformanceArms.idToken(replacing: token, for: arm)
+        }
         if let journal = context.journal {
             if let userKey = issued.userKey { journal.note(userKey: userKey, sub: issued.sub) }
             for token in issued.tokens { journal.note(issued: token.name, token.value) }

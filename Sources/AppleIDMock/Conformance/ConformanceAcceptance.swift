@@ -1,0 +1,77 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Reads a backend's answer as the config says acceptance looks (status class, body text, cookie,
+/// the signed-in user by JSON pointer); with nothing said, a 2xx is acceptance.
+enum ConformanceAcceptance {
+    /// What the backend answered.
+    struct Answer: Sendable {
+        var status: Int
+        var headers: [(name: String, value: String)]
+        var body: String
+    }
+
+    /// What the answer shows: whether the backend signed a user in, and whom, if the config names
+    /// a pointer to it.
+    struct Reading: Sendable, Equatable {
+        var accepted: Bool
+        var user: String?
+    }
+
+    /// A test for a status: `2xx`-style classes or one status; `nil` for anything else.
+    static func statusMatcher(_ text: String) -> (@Sendable (Int) -> Bool)? {
+        let lower = text.lowercased()
+        if lower.count == 3, lower.hasSuffix("xx"), let digit = lower.first?.wholeNumberValue, (1...5).contains(digit) {
+            return { $0 / 100 == digit }
+        }
+        if let status = Int(text), (100...599).contains(status), text.allSatisfy(\.isASCII) {
+            return { $0 == status }
+        }
+        return nil
+    }
+
+    /// How `answer` reads under `acceptance`.
+    static func read(_ answer: Answer, by acceptance: ConformanceConfig.Acceptance) -> Reading {
+        var accepted = (statusMatcher(acceptance.status ?? "2xx") ?? { $0 / 100 == 2 })(answer.status)
+        if let needle = acceptance.bodyContains { accepted = accepted && answer.body.contains(needle) }
+        if let cookie = acceptance.cookie {
+            accepted =
+                accepted
+                && answer.headers.contains { header in
+                    header.name.lowercased() == "set-cookie"
+                        && header.value.trimmingWhitespace().hasPrefix(cookie + "=")
+                }
+        }
+        var user: String?
+        if let pointer = acceptance.userPointer {
+            user = value(at: pointer, in: answer.body)
+            accepted = accepted && user != nil
+        }
+        return Reading(accepted: accepted, user: user)
+    }
+
+    /// The string (or number) at `pointer` (RFC 6901) in the JSON `body`, if there is one.
+    static func value(at pointer: String, in body: String) -> String? {
+        guard var value = try? JSONValue.parse(Data(body.utf8)) else { return nil }
+        for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            let name = String(token.replacing("~1", with: "/").replacing("~0", with: "~"))
+            switch value {
+            case .object(let members):
+                guard let next = members[name] else { return nil }
+                value = next
+            case .array(let items):
+                guard let index = Int(name), items.indices.contains(index) else { return nil }
+                value = items[index]
+            default: return nil
+            }
+        }
+        switch value {
+        case .string(let text): return text.isEmpty ? nil : text
+        case .number(let number): return String(number)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,183 @@
+/// One case of a backend conformance run: a credential Apple sends (the backend must accept it) or
+/// one Apple never sends (the backend should refuse it), with what is sent, what a correct backend
+/// does, and the field incident behind it (reference §19). The ids are a contract: configs name
+/// them in `knownFindings` and `cases`, and CI jobs gate on them.
+enum ConformanceCase: String, CaseIterable, Sendable, Codable {
+    // Must accept: a refusal is an outage waiting to happen.
+    case okBaseline = "ok-baseline"
+    case okAudArray = "ok-aud-array"
+    case okSecondClient = "ok-second-client"
+    case okClaimsAsStrings = "ok-claims-as-strings"
+    case okClaimsAsBools = "ok-claims-as-bools"
+    case okRealUserStatus = "ok-real-user-status"
+    case okKidNotFirst = "ok-kid-not-first"
+    case okRotatedKey = "ok-rotated-key"
+    case okNativeHashedNonce = "ok-native-hashed-nonce"
+    // Must refuse: accepting one is a hole.
+    case sigBad = "sig-bad"
+    case sigMissing = "sig-missing"
+    case algNone = "alg-none"
+    case algHS256PublicKey = "alg-hs256-pubkey"
+    case algOtherAsymmetric = "alg-other-asym"
+    case keyUntrustedSameKid = "key-untrusted-same-kid"
+    case keyHeaderInjection = "key-header-injection"
+    case kidUnknown = "kid-unknown"
+    case jwsMalformed = "jws-malformed"
+    case issWrong = "iss-wrong"
+    case audOtherClient = "aud-other-client"
+    case expPast = "exp-past"
+    case subNotBound = "sub-not-bound"
+    case nonceWrong = "nonce-wrong"
+    case nonceAbsentSupported = "nonce-absent-supported"
+    case xchError = "xch-error"
+    // Should refuse: hardening (only Apple could sign these, and Apple never does).
+    case issMissing = "iss-missing"
+    case audMissing = "aud-missing"
+    case audExtraMember = "aud-extra-member"
+    case expMissing = "exp-missing"
+    case iatMissing = "iat-missing"
+    case iatFuture = "iat-future"
+    case iatStale = "iat-stale"
+    case subMissing = "sub-missing"
+    case kidAbsentMulti = "kid-absent-multi"
+    case boolStringFalse = "bool-string-false"
+    // Policy: graded WARNING or INFO, never FAIL.
+    case skewSmall = "skew-small"
+    case nonceAbsentUnsupported = "nonce-absent-unsupported"
+    case nonceSchemeConfusion = "nonce-scheme-confusion"
+    case tokenReplay = "token-replay"
+
+    /// What a correct backend does with the credential.
+    enum Expectation: String, Sendable, Codable {
+        case accept, reject
+    }
+
+    /// How much a wrong answer weighs.
+    enum Weight: Sendable {
+        /// Must: a wrong answer is a `FAIL`.
+        case must
+        /// Should: hardening; a wrong answer is a `WARNING`.
+        case should
+        /// Policy: a wrong answer is a `WARNING`, the other answer `INFO`.
+        case policy
+    }
+
+    /// What the backend should do.
+    var expected: Expectation {
+        switch self {
+        case .okBaseline, .okAudArray, .okSecondClient, .okClaimsAsStrings, .okClaimsAsBools, .okRealUserStatus,
+            .okKidNotFirst, .okRotatedKey, .okNativeHashedNonce, .skewSmall:
+            .accept
+        default: .reject
+        }
+    }
+
+    /// How much a wrong answer weighs on `path` (a bad signature through a code the backend exchanged
+    /// over TLS is hardening, not a hole).
+    func weight(on path: ConformancePath) -> Weight {
+        switch self {
+        case .sigBad where path == .exchange: .should
+        case .issMissing, .audMissing, .audExtraMember, .expMissing, .iatMissing, .iatFuture, .iatStale, .subMissing,
+            .kidAbsentMulti, .boolStringFalse:
+            .should
+        case .skewSmall, .nonceAbsentUnsupported, .nonceSchemeConfusion, .tokenReplay: .policy
+        default: .must
+        }
+    }
+
+    /// The paths a case can arrive on: a "must accept" case only where Apple really sends it.
+    var paths: Set<ConformancePath> {
+        switch self {
+        case .okSecondClient, .subNotBound, .nonceWrong, .nonceAbsentSupported, .nonceAbsentUnsupported,
+            .nonceSchemeConfusion, .okNativeHashedNonce, .tokenReplay, .okRealUserStatus:
+            [.native]
+        case .xchError: [.exchange]
+        default: [.native, .exchange]
+        }
+    }
+
+    /// What is sent, what a correct backend does, and the incident behind it.
+    var why: String {
+        switch self {
+        case .okBaseline:
+            "A valid identity token for the configured client, as Apple's SDK hands it to the app: must be accepted (the calibration)."
+        case .okAudArray:
+            "aud as a one-member array, as JWT allows: must be accepted (libraries that compare aud as a string refuse real tokens)."
+        case .okSecondClient:
+            "A token for the other configured client id (bundle ID versus Services ID): must be accepted; SocialiteProviders #1491/#1492 broke mixed iOS and web logins."
+        case .okClaimsAsStrings:
+            "email_verified and is_private_email as the strings \"true\"/\"false\", as Apple often sends them: must be accepted (passport-apple #86, hasura-auth #599, hanko #2054, supabase/auth #1402)."
+        case .okClaimsAsBools:
+            "email_verified and is_private_email as JSON booleans, as Apple also sends them: must be accepted."
+        case .okRealUserStatus:
+            "real_user_status 0, 1, 2 and absent: each must be accepted (nov/apple_id #11 read it stringified)."
+        case .okKidNotFirst:
+            "Signed by a published key that is not the JWKS's first: must be accepted (parse-server #6408, goth #321, node-apple-signin #8 used keys[0])."
+        case .okRotatedKey:
+            "Signed by a key rotated into the JWKS during the run: must be accepted, so the backend refetches the JWKS on an unknown kid (aspnet-contrib #383 cached keys for ever)."
+        case .okNativeHashedNonce:
+            "The token's nonce is sha256(rawNonce) in hex and the app posts the raw value, the native convention: must be accepted (firebase-ios-sdk #6336, better-auth #8870)."
+        case .sigBad:
+            "A valid token whose signature bytes were altered: must be refused (tuist #11935, laravel-sign-in-with-apple #19 decoded without verifying)."
+        case .sigMissing:
+            "header.payload. with alg RS256 and no signature: must be refused."
+        case .algNone:
+            "alg none, None and NONE with no signature: must be refused; only RS256 is Apple's."
+        case .algHS256PublicKey:
+            "HS256 keyed with the published key as libraries hold it (SPKI PEM with its newline, PKCS#1 PEM, DER): must be refused (omnivore #4651, an account takeover)."
+        case .algOtherAsymmetric:
+            "Validly signed with a published key, but PS256 or RS512: must be refused; a backend allows RS256 alone."
+        case .keyUntrustedSameKid:
+            "Signed by a key of the attacker's that claims a published kid: must be refused."
+        case .keyHeaderInjection:
+            "Signed by the attacker's key, named in the header (jwk embedded, jku and x5u pointing at its JWKS): must be refused; keys come from Apple's JWKS only."
+        case .kidUnknown:
+            "Signed by a key in no JWKS, under its own kid: must be refused (vapor/jwt-kit fell back to the first key)."
+        case .jwsMalformed:
+            "Not a compact JWS (two or four segments, a payload that is not base64url JSON): must be refused with a 4xx, never a 5xx."
+        case .issWrong:
+            "iss starting like Apple's but another host: must be refused (social-core #1694 added the check)."
+        case .audOtherClient:
+            "Genuinely signed by Apple's key for another client id, a sibling app's token: must be refused (go-pkgz/auth #280, parse-server GHSA-x6fw-778m-wr9v, SocialiteProviders #1483)."
+        case .expPast:
+            "exp an hour ago: must be refused (ueberauth_apple CVE-2026-55954 checked no exp)."
+        case .subNotBound:
+            "A valid token, while the body names another user than its sub: the backend must sign in the token's user or refuse, never the one the body names (InsForge #1302 took identity from the body)."
+        case .nonceWrong:
+            "A nonce that is not the hash of the raw nonce posted: must be refused (SocialiteProviders #1484/#1489 never compared it)."
+        case .nonceAbsentSupported:
+            "No nonce in the token though nonce_supported is true and the app posted a raw nonce: must be refused (sesori_auth_server #24 skipped the check when absent)."
+        case .xchError:
+            "The token endpoint answers invalid_grant for the backend's code: the sign-in must be refused."
+        case .issMissing: "No iss: should be refused (hardening: only Apple could sign it, and never does)."
+        case .audMissing: "No aud: should be refused."
+        case .audExtraMember:
+            "aud an array of the client id and another app's: should be refused (the token is not the backend's alone)."
+        case .expMissing: "No exp: should be refused (eight of ten libraries measured accept it)."
+        case .iatMissing: "No iat: should be refused."
+        case .iatFuture: "iat an hour ahead: should be refused (appwrite #13321)."
+        case .iatStale:
+            "iat a week old while exp is still ahead: should be refused (all ten libraries measured accept it; a-tokyo/apple-signin-auth #115)."
+        case .subMissing: "No sub: should be refused."
+        case .kidAbsentMulti: "No kid while the JWKS holds several keys: should be refused rather than guessed."
+        case .boolStringFalse:
+            "email_verified as the string \"false\": a truthy string in many languages; the email must not count as verified (should be refused or signed in unverified)."
+        case .skewSmall: "iat 30 s ahead (clock skew): should be accepted; leeway of 60 to 120 s is normal."
+        case .nonceAbsentUnsupported:
+            "No nonce, nonce_supported false and no raw nonce posted: legitimate from older devices (authlib #259); noted either way."
+        case .nonceSchemeConfusion:
+            "The token's nonce equals the raw nonce instead of its sha256 hex: a backend that accepts both schemes gives a replayed raw value a way in (ory/kratos #3476)."
+        case .tokenReplay:
+            "The baseline's token sent a second time: a backend that signs it in again allows replay within exp."
+        }
+    }
+}
+
+/// Where a case's credential reaches the backend.
+enum ConformancePath: String, Sendable, Codable, CaseIterable, Hashable {
+    /// What an iOS app posts to the backend's login endpoint (`native`).
+    case native
+    /// A code the backend exchanges at the mock's token endpoint, which answers with the case's
+    /// id_token (`exchange`).
+    case exchange
+}

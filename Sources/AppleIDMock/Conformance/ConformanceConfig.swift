@@ -1,0 +1,220 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What a backend conformance run is told (`POST /__admin/conformance/runs`): the backend's client
+/// ids and user, the paths to drive with their request templates, how the app carries the nonce,
+/// what acceptance looks like, and the findings already accepted as risks. Read with every problem
+/// named by its JSON path.
+struct ConformanceConfig: Sendable {
+    /// How the app carries the nonce: the token's `nonce` is sha256 of the raw nonce the app posts,
+    /// in hex (the native convention), the raw nonce itself, or there is none.
+    enum NonceScheme: String, Sendable, CaseIterable, Codable {
+        case sha256Hex = "sha256-hex"
+        case raw
+        case none
+    }
+
+    /// How the backend's answer shows that it signed the user in.
+    struct Acceptance: Sendable, Codable {
+        /// `2xx`, `3xx`, or one status (`200`).
+        var status: String?
+        /// Text the body holds on acceptance.
+        var bodyContains: String?
+        /// A cookie the answer sets on acceptance.
+        var cookie: String?
+        /// A JSON pointer into the body naming the signed-in user's `sub` (also judges `sub-not-bound`).
+        var userPointer: String?
+
+        /// Nothing said: a 2xx is acceptance.
+        static let any2xx = Acceptance(status: "2xx")
+    }
+
+    /// One of the backend's endpoints a path sends to, with its request template.
+    struct Endpoint: Sendable {
+        var url: String
+        var method: String
+        var headers: [(name: String, value: String)]
+        /// The body, with `{{identityToken}}`, `{{authorizationCode}}`, `{{rawNonce}}`,
+        /// `{{userIdentifier}}`, `{{user}}` and `{{email}}` filled in per case.
+        var body: String
+        var accepted: Acceptance?
+    }
+
+    var clientId: String
+    var otherClientIds: [String]
+    var user: String
+    var nonce: NonceScheme
+    var native: Endpoint?
+    var exchange: Endpoint?
+    var accepted: Acceptance
+    var knownFindings: Set<ConformanceCase>
+    /// The cases to run (every case when the config names none).
+    var cases: [ConformanceCase]
+    /// Whether the run's namespace is kept after it ends.
+    var keep: Bool
+
+    /// The placeholders a template may use.
+    static let placeholders = ["identityToken", "authorizationCode", "rawNonce", "userIdentifier", "user", "email"]
+
+    /// Reads `body`, reporting every problem to `reader`; `nil` when the body is not an object.
+    static func read(_ body: JSONValue, reader: inout JSONReader) -> ConformanceConfig? {
+        let root = JSONPath.root
+        guard
+            let members = reader.object(
+                body, at: root,
+                allowed: [
+                    "clientId", "otherClientIds", "user", "nonce", "native", "exchange", "web", "notifications",
+                    "accepted", "knownFindings", "cases", "keep",
+                ])
+        else { return nil }
+        let clientId = reader.required(members, "clientId", at: root).flatMap {
+            reader.string($0, at: root.member("clientId"))
+        }
+        var others: [String] = []
+        if let raw = members["otherClientIds"], let list = reader.array(raw, at: root.member("otherClientIds")) {
+            for (index, item) in list.enumerated() {
+                if let id = reader.string(item, at: root.member("otherClientIds").index(index)) { others.append(id) }
+            }
+        }
+        let user = members["user"].flatMap { reader.string($0, at: root.member("user")) } ?? "sam"
+        let nonce =
+            members["nonce"].flatMap {
+                reader.choice($0, at: root.member("nonce"), of: NonceScheme.allCases.map(\.rawValue))
+            }.flatMap(NonceScheme.init(rawValue:)) ?? .sha256Hex
+        let native = members["native"].flatMap {
+            endpoint($0, at: root.member("native"), needs: "identityToken", reader: &reader)
+        }
+        let exchange = members["exchange"].flatMap {
+            endpoint($0, at: root.member("exchange"), needs: "authorizationCode", reader: &reader)
+        }
+        for path in ["web", "notifications"] where members[path] != nil {
+            reader.report(
+                root.member(path),
+                "the \(path) path is not driven by this version of the mock yet; name native or exchange")
+        }
+        if members["native"] == nil, members["exchange"] == nil {
+            reader.report(root, "name at least one path to drive: native or exchange")
+        }
+        let accepted = members["accepted"].flatMap { acceptance($0, at: root.member("accepted"), reader: &reader) }
+        let known = caseList(members["knownFindings"], at: root.member("knownFindings"), reader: &reader)
+        let cases = caseList(members["cases"], at: root.member("cases"), reader: &reader)
+        let keep = members["keep"].flatMap { reader.bool($0, at: root.member("keep")) } ?? false
+        guard let clientId else { return nil }
+        return ConformanceConfig(
+            clientId: clientId, otherClientIds: others, user: user, nonce: nonce, native: native, exchange: exchange,
+            accepted: accepted ?? .any2xx, knownFindings: Set(known ?? []), cases: cases ?? ConformanceCase.allCases,
+            keep: keep)
+    }
+
+    /// A path's endpoint; its template must hold `needs`.
+    private static func endpoint(_ value: JSONValue, at path: JSONPath, needs: String, reader: inout JSONReader)
+        -> Endpoint?
+    {
+        guard
+            let members = reader.object(
+                value, at: path, allowed: ["url", "method", "headers", "body", "accepted"])
+        else { return nil }
+        let url = reader.required(members, "url", at: path).flatMap { reader.string($0, at: path.member("url")) }
+        if let url, let problem = HTTPURLCheck.problem(url) { reader.report(path.member("url"), problem) }
+        let method =
+            members["method"].flatMap {
+                reader.choice($0, at: path.member("method"), of: ["POST", "PUT", "PATCH", "GET"])
+            } ?? "POST"
+        var headers: [(String, String)] = []
+        if let raw = members["headers"], let object = headerObject(raw, at: path.member("headers"), reader: &reader) {
+            for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+                if let text = reader.string(value, at: path.member("headers").member(name)) {
+                    if name.isEmpty || name.contains(where: { $0 == ":" || $0.isWhitespace || $0.isNewline })
+                        || text.contains(where: \.isNewline)
+                    {
+                        reader.report(path.member("headers").member(name), "not a valid header name and value")
+                    } else {
+                        headers.append((name, text))
+                    }
+                }
+            }
+        }
+        let body = reader.required(members, "body", at: path).flatMap { reader.string($0, at: path.member("body")) }
+        if let body {
+            if !body.contains("{{\(needs)}}") {
+                reader.report(path.member("body"), "the template must send {{\(needs)}}")
+            }
+            for placeholder in ConformanceTemplate.placeholders(in: body) where !placeholders.contains(placeholder) {
+                reader.report(
+                    path.member("body"),
+                    "unknown placeholder {{\(placeholder)}}; known: \(placeholders.map { "{{\($0)}}" }.joined(separator: ", "))"
+                )
+            }
+        }
+        let accepted = members["accepted"].flatMap { acceptance($0, at: path.member("accepted"), reader: &reader) }
+        guard let url, let body else { return nil }
+        return Endpoint(url: url, method: method, headers: headers, body: body, accepted: accepted)
+    }
+
+    /// The headers' object, any names.
+    private static func headerObject(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader)
+        -> [String: JSONValue]?
+    {
+        guard case .object(let members) = value else {
+            reader.report(path, "expected an object of header names and values, found \(value.typeDescription)")
+            return nil
+        }
+        return members
+    }
+
+    private static func acceptance(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader) -> Acceptance? {
+        guard
+            let members = reader.object(
+                value, at: path, allowed: ["status", "bodyContains", "finalUrlContains", "cookie", "userPointer"])
+        else { return nil }
+        var acceptance = Acceptance()
+        if let raw = members["status"] {
+            let status: String? =
+                switch raw {
+                case .number(let number) where number == number.rounded(): String(Int(number))
+                default: reader.string(raw, at: path.member("status"))
+                }
+            if let status {
+                if ConformanceAcceptance.statusMatcher(status) == nil {
+                    reader.report(path.member("status"), "a status class (2xx, 3xx) or one status from 100 to 599")
+                } else {
+                    acceptance.status = status
+                }
+            }
+        }
+        acceptance.bodyContains = members["bodyContains"].flatMap { reader.string($0, at: path.member("bodyContains")) }
+        acceptance.cookie = members["cookie"].flatMap { reader.string($0, at: path.member("cookie")) }
+        if members["finalUrlContains"] != nil {
+            reader.report(
+                path.member("finalUrlContains"),
+                "a final URL is read on the web path, which this version does not drive yet")
+        }
+        if let pointer = members["userPointer"].flatMap({ reader.string($0, at: path.member("userPointer")) }) {
+            if pointer.isEmpty || pointer.hasPrefix("/") {
+                acceptance.userPointer = pointer
+            } else {
+                reader.report(path.member("userPointer"), "a JSON pointer begins with / (RFC 6901)")
+            }
+        }
+        return acceptance
+    }
+
+    private static func caseList(_ value: JSONValue?, at path: JSONPath, reader: inout JSONReader)
+        -> [ConformanceCase]?
+    {
+        guard let value, let list = reader.array(value, at: path) else { return nil }
+        var cases: [ConformanceCase] = []
+        for (index, item) in list.enumerated() {
+            guard let id = reader.string(item, at: path.index(index)) else { continue }
+            guard let known = ConformanceCase(rawValue: id) else {
+                reader.report(path.index(index), "unknown case id \"\(id)\"; see docs/backend-conformance.md")
+                continue
+            }
+            cases.append(known)
+        }
+        return cases
+    }
+}

@@ -1,0 +1,61 @@
+/// The verdict of one case from what the backend answered: pure, so each rule is tested without a
+/// backend.
+enum ConformanceJudge {
+    /// What was seen of the backend for one credential.
+    struct Seen: Sendable {
+        /// How its answer read (`nil`: no answer).
+        var reading: ConformanceAcceptance.Reading?
+        /// Why no answer came.
+        var error: String?
+        /// The token's `sub`, and the other user the body named (`sub-not-bound`).
+        var tokenSub: String?
+        var claimedSub: String?
+    }
+
+    /// The verdict, what the backend did, and why.
+    static func verdict(
+        _ testCase: ConformanceCase, on path: ConformancePath, _ seen: Seen, knownFindings: Set<ConformanceCase>
+    ) -> (verdict: ConformanceReport.Verdict, observed: String, note: String) {
+        guard let reading = seen.reading else {
+            return (.inconclusive, "none", "no answer from the backend: \(seen.error ?? "unknown error")")
+        }
+        let observed = reading.accepted ? "accepted" : "rejected"
+        let weight = testCase.weight(on: path)
+        let (verdict, note): (ConformanceReport.Verdict, String)
+        switch (testCase.expected, reading.accepted) {
+        case (.accept, true):
+            (verdict, note) = (.pass, "accepted, as it must be")
+        case (.accept, false):
+            (verdict, note) =
+                weight == .must
+                ? (.fail, "refused a credential Apple sends: real users would be locked out")
+                : (.warning, "refused; it should be accepted")
+        case (.reject, false):
+            (verdict, note) =
+                testCase == .nonceAbsentUnsupported
+                ? (.info, "refused a token without a nonce from a device that does not support one")
+                : (.pass, "refused, as it should be")
+        case (.reject, true):
+            if testCase == .subNotBound, let user = reading.user {
+                (verdict, note) =
+                    user == seen.claimedSub
+                    ? (.fail, "signed in the user the body named, not the token's")
+                    : (.pass, "signed in the token's user, not the one the body named")
+            } else {
+                switch weight {
+                case .must: (verdict, note) = (.fail, "accepted a credential Apple never sends")
+                case .should: (verdict, note) = (.warning, "accepted; hardening says refuse")
+                case .policy:
+                    (verdict, note) =
+                        testCase == .nonceAbsentUnsupported
+                        ? (.info, "accepted a token without a nonce from a device that does not support one")
+                        : (.warning, "accepted; a policy choice worth reviewing")
+                }
+            }
+        }
+        if verdict == .fail, knownFindings.contains(testCase) {
+            return (.acceptedRisk, observed, note + " (listed in knownFindings)")
+        }
+        return (verdict, observed, note)
+    }
+}

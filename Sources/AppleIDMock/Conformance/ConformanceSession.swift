@@ -1,0 +1,276 @@
+import Crypto
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One run under way: its namespace's world, the keys it signs with, what it has seen of the
+/// journal, and the cases sent since the valid credential last signed in.
+struct ConformanceSession {
+    let run: ConformanceRun
+    let state: MockState
+    let runner: ConformanceRunner
+    private var keys: ConformanceTokens.Keys
+    private var seenJournal = Set<String>()
+    /// Results since the last check that the valid credential still signs in.
+    private var pending: [ConformanceReport.CaseResult] = []
+    private var sentSinceCheck = 0
+    /// A client of the world the backend does not accept (`aud-other-client`), if there is one.
+    private let sibling: String?
+
+    /// A credential as an app or a code exchange carries it.
+    struct Credential {
+        var values: [String: String]
+        var code: String
+        var tokenSub: String?
+        var claimedSub: String?
+    }
+
+    init(run: ConformanceRun, state: MockState, runner: ConformanceRunner) async throws {
+        self.run = run
+        self.state = state
+        self.runner = runner
+        keys = try await Self.keys(
+            of: state, strangerJWKS: run.baseURL + AdminPath.absolute(AdminPath.conformanceAttackerKeys))
+        sibling = Self.sibling(in: try await state.current().world, config: run.config)
+    }
+
+    private var config: ConformanceConfig { run.config }
+
+    /// The run's keys as its namespace publishes them now.
+    private static func keys(of state: MockState, strangerJWKS: String, rotated: SigningKey? = nil) async throws
+        -> ConformanceTokens.Keys
+    {
+        let active = try await state.current()
+        let published = active.keys.entries.filter { $0.entry.isPublished(at: active.now) }.map(\.key)
+        return ConformanceTokens.Keys(
+            signing: active.keys.signing, published: published, stranger: try StrangerKey.key(), rotated: rotated,
+            strangerJWKS: strangerJWKS)
+    }
+
+    /// Every path, calibrated first, then each case in turn.
+    mutating func drive() async throws {
+        for path in ConformancePath.allCases {
+            guard let endpoint = endpoint(path) else { continue }
+            let baseline = try await send(.okBaseline, variant: "", on: path, endpoint)
+            run.record(baseline)
+            guard baseline.verdict == .pass else {
+                for (testCase, variant) in plan(path) {
+                    run.record(
+                        result(
+                            testCase, variant, path, .inconclusive, observed: "none",
+                            note: "not sent: the valid credential was not accepted at calibration (see ok-baseline)"))
+                }
+                continue
+            }
+            try await sendPlan(path, endpoint)
+        }
+    }
+
+    /// The cases of `path` in the order sent (the rotated key last: later cases sign with it).
+    private func plan(_ path: ConformancePath) -> [(ConformanceCase, String)] {
+        let cases = config.cases.filter { $0 != .okBaseline }
+        let ordered = cases.filter { $0 != .okRotatedKey } + cases.filter { $0 == .okRotatedKey }
+        return ordered.flatMap { testCase in
+            ConformanceTokens.variants(of: testCase, keys: keys).map { (testCase, $0) }
+        }
+    }
+
+    private mutating func sendPlan(_ path: ConformancePath, _ endpoint: ConformanceConfig.Endpoint) async throws {
+        var locked = false
+        var skipped = Set<ConformanceCase>()
+        for (testCase, variant) in plan(path) {
+            if let reason = skipReason(testCase, on: path) {
+                // One line per case, whatever its variants.
+                if skipped.insert(testCase).inserted {
+                    pending.append(result(testCase, "", path, .skipped, observed: "none", note: reason))
+                }
+                continue
+            }
+            if locked {
+                run.record(
+                    result(
+                        testCase, variant, path, .inconclusive, observed: "none",
+                        note: "not sent: the backend stopped accepting the valid credential (locked out?)"))
+                continue
+            }
+            if testCase == .okRotatedKey {
+                let kid = try await state.rotateKey(graceSeconds: nil, publish: true)
+                let active = try await state.current()
+                let rotated = active.keys.entries.first { $0.entry.kid == kid }?.key
+                keys = try await Self.keys(of: state, strangerJWKS: keys.strangerJWKS, rotated: rotated)
+            }
+            pending.append(try await send(testCase, variant: variant, on: path, endpoint))
+            sentSinceCheck += 1
+            if sentSinceCheck >= ConformanceRunner.recheckEvery {
+                locked = try await !stillAccepts(path, endpoint)
+            }
+        }
+        if !locked, sentSinceCheck > 0 { _ = try await stillAccepts(path, endpoint) }
+        for result in pending { run.record(result) }
+        pending = []
+    }
+
+    /// Re-sends the valid credential; records the results since the last check, as they are when it
+    /// signs in, and with their refusals made `INCONCLUSIVE` when it does not.
+    private mutating func stillAccepts(_ path: ConformancePath, _ endpoint: ConformanceConfig.Endpoint) async throws
+        -> Bool
+    {
+        let check = try await send(.okBaseline, variant: "", on: path, endpoint)
+        let accepted = check.verdict == .pass
+        for var result in pending {
+            if !accepted, result.observed == "rejected" {
+                result.verdict = .inconclusive
+                result.note = "refused, but the valid credential was refused right after (locked out?): " + result.note
+            }
+            run.record(result)
+        }
+        pending = []
+        sentSinceCheck = 0
+        return accepted
+    }
+
+    /// Why `testCase` cannot apply on `path` with this config, if it cannot.
+    private func skipReason(_ testCase: ConformanceCase, on path: ConformancePath) -> String? {
+        if !testCase.paths.contains(path) {
+            return
+                "cannot arrive on the \(path.rawValue) path (\(testCase.paths.map(\.rawValue).sorted().joined(separator: ", ")) only)"
+        }
+        switch testCase {
+        case .okSecondClient where config.otherClientIds.isEmpty:
+            return "the config names no otherClientIds"
+        case .nonceWrong, .nonceAbsentSupported, .nonceSchemeConfusion:
+            return config.nonce == .none ? "the config says the app sends no nonce (nonce: none)" : nil
+        case .okNativeHashedNonce:
+            return config.nonce == .sha256Hex ? nil : "the config says the app does not hash its nonce"
+        case .okKidNotFirst, .kidAbsentMulti:
+            return keys.published.count < 2 ? "the JWKS holds one key" : nil
+        case .audOtherClient:
+            return sibling == nil ? "the scenario has no client the backend does not accept" : nil
+        default: return nil
+        }
+    }
+
+    private func endpoint(_ path: ConformancePath) -> ConformanceConfig.Endpoint? {
+        switch path {
+        case .native: config.native
+        case .exchange: config.exchange
+        }
+    }
+
+    /// Makes the case's credential, sends it, reads the answer and what the backend did meanwhile.
+    private mutating func send(
+        _ testCase: ConformanceCase, variant: String, on path: ConformancePath, _ endpoint: ConformanceConfig.Endpoint
+    ) async throws -> ConformanceReport.CaseResult {
+        let credential = try await credential(testCase, variant: variant, on: path)
+        defer { if path == .exchange { runner.arms.disarm(credential.code) } }
+        var (sent, received, answer) = await runner.send(endpoint, values: credential.values)
+        if testCase == .tokenReplay, answer != nil {
+            (sent, received, answer) = await runner.send(endpoint, values: credential.values)
+        }
+        let acceptance = endpoint.accepted ?? config.accepted
+        let seen = ConformanceJudge.Seen(
+            reading: answer.map { ConformanceAcceptance.read($0, by: acceptance) }, error: received.error,
+            tokenSub: credential.tokenSub, claimedSub: credential.claimedSub)
+        let (verdict, observed, note) = ConformanceJudge.verdict(
+            testCase, on: path, seen, knownFindings: config.knownFindings)
+        var result = result(testCase, variant, path, verdict, observed: observed, note: note)
+        result.request = sent
+        result.response = received
+        result.curl = ConformanceRunner.curl(sent)
+        result.journal = await journalSinceLastCase()
+        return result
+    }
+
+    /// A result without a request.
+    private func result(
+        _ testCase: ConformanceCase, _ variant: String, _ path: ConformancePath, _ verdict: ConformanceReport.Verdict,
+        observed: String, note: String
+    ) -> ConformanceReport.CaseResult {
+        ConformanceReport.CaseResult(
+            id: testCase.rawValue, path: path.rawValue, variant: variant.isEmpty ? nil : variant, verdict: verdict,
+            expected: testCase.expected, observed: observed, request: nil, response: nil, journal: [],
+            why: testCase.why, note: note, curl: nil)
+    }
+
+    /// The run's journal entries written since the last case: what the backend did at the mock.
+    private mutating func journalSinceLastCase() async -> [ConformanceReport.JournalNote] {
+        guard let entries = try? await state.journal(recorder: runner.journal) else { return [] }
+        var notes: [ConformanceReport.JournalNote] = []
+        for entry in entries where seenJournal.insert(entry.id).inserted {
+            notes.append(.init(endpoint: entry.endpoint, status: entry.status, outcome: entry.outcome.description))
+        }
+        return notes
+    }
+
+    /// The credential of `testCase`: a real code of the run's namespace, and for the native path
+    /// the identity token the case makes from the claims Apple would issue with it; on the exchange
+    /// path the code is armed so the token endpoint answers with the case's token.
+    private func credential(_ testCase: ConformanceCase, variant: String, on path: ConformancePath) async throws
+        -> Credential
+    {
+        let active = try await state.current()
+        let world = active.world
+        let clientId =
+            testCase == .okSecondClient ? (config.otherClientIds.first ?? config.clientId) : config.clientId
+        guard let client = world.clients[clientId], let user = world.users[config.user] else {
+            throw ControlRefusal.notFound("client \(clientId) or user \(config.user) is not in the run's scenario")
+        }
+        let withNonce = path == .native && config.nonce != .none && testCase != .nonceAbsentUnsupported
+        let rawNonce = withNonce ? Self.randomNonce() : nil
+        let tokenNonce = ConformanceTokens.tokenNonce(raw: rawNonce, scheme: config.nonce)
+        let outcome = try await CodeIssuance.issue(
+            .init(
+                userKey: user.key, client: client, scopes: ["name", "email"], hidesEmail: user.hideEmail,
+                redirectUri: nil, nonce: tokenNonce),
+            state: state, active: active)
+        let context = ConformanceTokens.Context(
+            now: Int(active.now.timeIntervalSince1970), lifetime: world.settings.idTokenLifetimeSeconds,
+            siblingClient: sibling ?? "com.attacker.app", rawNonce: rawNonce,
+            nonceScheme: config.nonce)
+        let sub = world.subject(of: user, teamId: client.teamId)
+        var values: [String: String] = ["authorizationCode": outcome.code, "userIdentifier": sub]
+        if let rawNonce { values["rawNonce"] = rawNonce }
+        let identity = outcome.world.emailIdentity(of: user, consent: outcome.consent, teamId: client.teamId)
+        if let email = identity?.email { values["email"] = email }
+        if outcome.isFirst {
+            let first = FirstAuthorizationUser(
+                name: outcome.consent.scopes.contains("name") ? user.name : nil, email: identity?.email)
+            values["user"] = first.jsonText
+        }
+        var claimedSub: String?
+        if testCase == .subNotBound, let other = world.scenario.users.first(where: { $0.key != user.key }) {
+            claimedSub = world.subject(of: other, teamId: client.teamId)
+            values["userIdentifier"] = claimedSub
+        }
+        switch path {
+        case .native:
+            let source: IdentityTokenFactory.Source =
+                client.kind == .app ? .native(code: outcome.code) : .authorize(code: outcome.code)
+            let issued = try outcome.identityToken(client: client, nonce: tokenNonce, source: source, active: active)
+            guard case .object(let claims) = try JSONValue.parse(try TokenMinter.encode(issued.claims)) else {
+                throw StoreUnavailable(cause: "the issued claims are not an object")
+            }
+            values["identityToken"] = try ConformanceTokens.token(
+                testCase, variant: variant, issued: claims, keys: keys, context: context)
+        case .exchange:
+            runner.arms.arm(outcome.code, .init(testCase: testCase, variant: variant, keys: keys, context: context))
+        }
+        return Credential(values: values, code: outcome.code, tokenSub: sub, claimedSub: claimedSub)
+    }
+
+    /// A client of `world` that the backend does not accept: another app group's first.
+    static func sibling(in world: World, config: ConformanceConfig) -> String? {
+        guard let own = world.clients[config.clientId] else { return nil }
+        let accepted = Set([config.clientId] + config.otherClientIds)
+        let others = world.clients.values.filter { !accepted.contains($0.id) }.sorted { $0.id < $1.id }
+        return (others.first { $0.appGroupId != own.appGroupId } ?? others.first)?.id
+    }
+
+    /// 32 random bytes in hex: a raw nonce as an app makes one.
+    private static func randomNonce() -> String {
+        Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).lowercaseHex
+    }
+}

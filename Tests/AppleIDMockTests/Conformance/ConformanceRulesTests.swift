@@ -1,0 +1,218 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import AppleIDMock
+
+/// The pure rules of backend conformance runs: the config's checks, templates, how acceptance is
+/// read, verdicts, and the tokens each case makes.
+@Suite("Backend conformance: rules")
+struct ConformanceRulesTests {
+    private static let minimal: JSONValue = .object([
+        "clientId": .string("com.example.app"),
+        "native": .object([
+            "url": .string("http://127.0.0.1:3000/login"),
+            "body": .string(#"{"identityToken":"{{identityToken}}"}"#),
+        ]),
+    ])
+
+    private static func read(_ body: JSONValue) -> (ConformanceConfig?, [String]) {
+        var reader = JSONReader()
+        let config = ConformanceConfig.read(body, reader: &reader)
+        return (config, reader.problems.map { "\($0.path): \($0.reason)" })
+    }
+
+    private static func with(_ changes: [String: JSONValue]) -> JSONValue {
+        guard case .object(var members) = minimal else { return minimal }
+        members.merge(changes) { _, new in new }
+        return .object(members)
+    }
+
+    @Test("a minimal config reads with its defaults: every case, sha256-hex nonces, 2xx acceptance, user sam")
+    func minimalConfig() throws {
+        let (config, problems) = Self.read(Self.minimal)
+        #expect(problems.isEmpty)
+        let read = try #require(config)
+        #expect(read.cases == ConformanceCase.allCases)
+        #expect(read.nonce == .sha256Hex && read.user == "sam" && read.accepted.status == "2xx")
+        #expect(read.native?.method == "POST" && read.exchange == nil && !read.keep)
+    }
+
+    @Test("bad configs name each field: unknown case ids, a template without its token, unknown placeholders, URLs")
+    func badConfigs() {
+        let (_, problems) = Self.read(
+            Self.with([
+                "knownFindings": .array([.string("aud-other-client"), .string("no-such-case")]),
+                "cases": .array([.number(3)]),
+                "native": .object(["url": .string("ftp://x"), "body": .string("{{identityTokn}}")]),
+                "exchange": .object(["url": .string("http://127.0.0.1:1/code"), "body": .string("{}")]),
+                "web": .object(["start": .string("http://127.0.0.1:3000/start")]),
+                "accepted": .object(["status": .string("2x"), "userPointer": .string("sub")]),
+                "nonce": .string("md5"),
+                "extra": .bool(true),
+            ]))
+        let text = problems.joined(separator: "\n")
+        #expect(text.contains(#"$.knownFindings[1]: unknown case id "no-such-case""#))
+        #expect(text.contains("$.cases[0]: expected a string"))
+        #expect(text.contains("$.native.body: the template must send {{identityToken}}"))
+        #expect(text.contains("$.native.body: unknown placeholder {{identityTokn}}"))
+        #expect(text.contains("$.native.url"))
+        #expect(text.contains("$.exchange.body: the template must send {{authorizationCode}}"))
+        #expect(text.contains("$.web: the web path is not driven"))
+        #expect(text.contains("$.accepted.status"))
+        #expect(text.contains("$.accepted.userPointer: a JSON pointer begins with /"))
+        #expect(text.contains("$.nonce"))
+        #expect(text.contains("$.extra: unknown field"))
+        let (_, none) = Self.read(.object(["clientId": .string("com.example.app")]))
+        #expect(none.contains { $0.contains("name at least one path") })
+    }
+
+    @Test("templates: quoted placeholders are escaped, bare ones are JSON values, form bodies percent-encode")
+    func templates() {
+        let values = ["identityToken": "a.b.c", "user": #"{"email":"a@b.c"}"#, "rawNonce": "q\"uote"]
+        let json = ConformanceTemplate.fill(
+            #"{"t":"{{identityToken}}","n":"{{rawNonce}}","u":{{user}},"r":{{rawNonce}},"m":{{email}}}"#,
+            values: values, encoding: .json)
+        #expect(json == #"{"t":"a.b.c","n":"q\"uote","u":{"email":"a@b.c"},"r":"q\"uote","m":null}"#)
+        let form = ConformanceTemplate.fill(
+            "t={{identityToken}}&n={{rawNonce}}&m={{email}}", values: values, encoding: .form)
+        #expect(form == "t=a.b.c&n=q%22uote&m=")
+        #expect(ConformanceTemplate.placeholders(in: "{{a}} x {{b}}") == ["a", "b"])
+        #expect(ConformanceTemplate.Encoding(contentType: "application/json; charset=utf-8") == .json)
+    }
+
+    @Test("acceptance: status classes, body text, cookies and the signed-in user by JSON pointer")
+    func acceptance() {
+        let answer = ConformanceAcceptance.Answer(
+            status: 200, headers: [("Set-Cookie", "session=abc; HttpOnly")], body: #"{"user":{"sub":"001.x.1"}}"#)
+        #expect(ConformanceAcceptance.read(answer, by: .any2xx) == .init(accepted: true, user: nil))
+        #expect(!ConformanceAcceptance.read(answer, by: .init(status: "3xx")).accepted)
+        #expect(ConformanceAcceptance.read(answer, by: .init(status: "200", cookie: "session")).accepted)
+        #expect(!ConformanceAcceptance.read(answer, by: .init(cookie: "sid")).accepted)
+        #expect(!ConformanceAcceptance.read(answer, by: .init(bodyContains: "welcome")).accepted)
+        #expect(
+            ConformanceAcceptance.read(answer, by: .init(userPointer: "/user/sub"))
+                == .init(accepted: true, user: "001.x.1"))
+        #expect(!ConformanceAcceptance.read(answer, by: .init(userPointer: "/user/id")).accepted)
+        #expect(ConformanceAcceptance.statusMatcher("6xx") == nil && ConformanceAcceptance.statusMatcher("99") == nil)
+    }
+
+    @Test("verdicts: a hole or an outage is a FAIL, hardening a WARNING, policies never FAIL, known findings")
+    func verdicts() {
+        func seen(_ accepted: Bool?, user: String? = nil) -> ConformanceJudge.Seen {
+            .init(
+                reading: accepted.map { .init(accepted: $0, user: user) }, error: accepted == nil ? "refused" : nil,
+                tokenSub: "token-sub", claimedSub: "other-sub")
+        }
+        func verdict(
+            _ testCase: ConformanceCase, on path: ConformancePath = .native, _ accepted: Bool?, user: String? = nil,
+            known: Set<ConformanceCase> = []
+        ) -> ConformanceReport.Verdict {
+            ConformanceJudge.verdict(testCase, on: path, seen(accepted, user: user), knownFindings: known).verdict
+        }
+        #expect(verdict(.okBaseline, true) == .pass)
+        #expect(verdict(.okBaseline, false) == .fail)
+        #expect(verdict(.algNone, false) == .pass)
+        #expect(verdict(.algNone, true) == .fail)
+        #expect(verdict(.algNone, true, known: [.algNone]) == .acceptedRisk)
+        #expect(verdict(.sigBad, on: .exchange, true) == .warning)
+        #expect(verdict(.iatStale, true) == .warning)
+        #expect(verdict(.skewSmall, false) == .warning)
+        #expect(verdict(.tokenReplay, true) == .warning)
+        #expect(verdict(.nonceAbsentUnsupported, true) == .info)
+        #expect(verdict(.nonceAbsentUnsupported, false) == .info)
+        #expect(verdict(.subNotBound, true, user: "other-sub") == .fail)
+        #expect(verdict(.subNotBound, true, user: "token-sub") == .pass)
+        #expect(verdict(.subNotBound, true) == .fail)
+        #expect(verdict(.kidUnknown, nil) == .inconclusive)
+        for testCase in ConformanceCase.allCases {
+            #expect(!testCase.why.isEmpty && !testCase.paths.isEmpty)
+            if testCase.weight(on: .native) == .policy {
+                #expect(verdict(testCase, true) != .fail && verdict(testCase, false) != .fail, "\(testCase)")
+            }
+        }
+    }
+
+    @Test("the tokens: edits as each case says, signatures as each case says")
+    func tokens() throws {
+        let ring = try SigningKeyRing.load(keysDirectory: Fixture.keysDirectory)
+        let keys = ConformanceTokens.Keys(
+            signing: ring.keys[0], published: ring.keys, stranger: try StrangerKey.key(), rotated: nil,
+            strangerJWKS: "http://127.0.0.1:8080/__admin/conformance/attacker-jwks")
+        let context = ConformanceTokens.Context(
+            now: 1_800_000_000, lifetime: 600, siblingClient: "com.otherstudio.app", rawNonce: "raw",
+            nonceScheme: .sha256Hex)
+        let hashed = ConformanceTokens.tokenNonce(raw: "raw", scheme: .sha256Hex) ?? ""
+        #expect(hashed == Data(SHA256.hash(data: Data("raw".utf8))).lowercaseHex)
+        let issued: [String: JSONValue] = [
+            "iss": .string("https://appleid.apple.com"), "aud": .string("com.example.app"),
+            "iat": .number(1_800_000_000), "exp": .number(1_800_000_600), "sub": .string("001.x.1"),
+            "nonce": .string(hashed), "email_verified": .bool(true),
+        ]
+        func parts(_ testCase: ConformanceCase, _ variant: String = "") throws -> (
+            header: [String: Any], claims: [String: Any], segments: [Substring]
+        ) {
+            let token = try ConformanceTokens.token(
+                testCase, variant: variant, issued: issued, keys: keys, context: context)
+            let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+            let header = (try? JSONSerialization.jsonObject(with: Data(base64URLEncoded: segments[0]) ?? Data()))
+            let claims =
+                segments.count > 1
+                ? try? JSONSerialization.jsonObject(with: Data(base64URLEncoded: segments[1]) ?? Data()) : nil
+            return (header as? [String: Any] ?? [:], claims as? [String: Any] ?? [:], segments)
+        }
+        #expect(try parts(.okBaseline).header["alg"] as? String == "RS256")
+        #expect(try parts(.okAudArray).claims["aud"] as? [String] == ["com.example.app"])
+        #expect(try parts(.okClaimsAsStrings).claims["email_verified"] as? String == "true")
+        #expect(try parts(.boolStringFalse).claims["email_verified"] as? String == "false")
+        #expect(try parts(.audOtherClient).claims["aud"] as? String == "com.otherstudio.app")
+        #expect(try parts(.audExtraMember).claims["aud"] as? [String] == ["com.example.app", "com.attacker.app"])
+        #expect(try parts(.expMissing).claims["exp"] == nil)
+        #expect(try parts(.iatStale).claims["iat"] as? Double == Double(1_800_000_000 - 7 * 86_400))
+        #expect(try parts(.nonceSchemeConfusion).claims["nonce"] as? String == "raw")
+        #expect(try parts(.nonceAbsentSupported).claims["nonce"] == nil)
+        #expect(try parts(.okRealUserStatus, "2").claims["real_user_status"] as? Double == 2)
+        #expect(try parts(.okRealUserStatus, "absent").claims["real_user_status"] == nil)
+        for variant in ["none", "None", "NONE"] {
+            let token = try parts(.algNone, variant)
+            #expect(token.header["alg"] as? String == variant && token.segments[2].isEmpty)
+        }
+        #expect(try parts(.sigMissing).segments[2].isEmpty)
+        #expect(try parts(.algOtherAsymmetric, "PS256").header["alg"] as? String == "PS256")
+        #expect(try parts(.keyUntrustedSameKid).header["kid"] as? String == keys.signing.kid)
+        #expect(try parts(.kidUnknown).header["kid"] as? String == keys.stranger.kid)
+        #expect(try parts(.kidAbsentMulti).header["kid"] == nil)
+        #expect(try parts(.keyHeaderInjection, "jwk").header["jwk"] != nil)
+        #expect(try parts(.keyHeaderInjection, "jku").header["jku"] as? String == keys.strangerJWKS)
+        #expect(try parts(.jwsMalformed, "two-segments").segments.count == 2)
+        #expect(try parts(.jwsMalformed, "four-segments").segments.count == 4)
+        // HS256 keyed with the public key as a `.pem` file holds it verifies with that text.
+        let hs = try parts(.algHS256PublicKey, "spki-pem").segments
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data((hs[0] + "." + hs[1]).utf8),
+            using: SymmetricKey(data: Data(JWSSigning.publicKeyPEM(keys.signing).utf8)))
+        #expect(Data(mac).base64URLEncoded == String(hs[2]))
+        #expect(ConformanceTokens.variants(of: .okKidNotFirst, keys: keys).count == ring.keys.count - 1)
+    }
+
+    @Test("JUnit: FAIL and INCONCLUSIVE are failures, SKIPPED skipped, text escaped")
+    func junit() {
+        func result(_ id: String, _ verdict: ConformanceReport.Verdict) -> ConformanceReport.CaseResult {
+            .init(
+                id: id, path: "native", variant: nil, verdict: verdict, expected: .reject, observed: "accepted",
+                request: nil, response: nil, journal: [], why: "a <why> & more", note: "note \"quoted\"", curl: nil)
+        }
+        let report = ConformanceReport(
+            id: "r1", state: "finished", namespace: "conformance-r1", startedAt: "", finishedAt: "",
+            summary: [:],
+            cases: [
+                result("alg-none", .fail), result("sig-bad", .pass), result("xch-error", .skipped),
+                result("kid-unknown", .inconclusive),
+            ], error: nil)
+        let xml = report.junit
+        #expect(xml.contains(#"tests="4" failures="2" errors="0" skipped="1""#))
+        #expect(xml.contains("a &lt;why&gt; &amp; more"))
+        #expect(xml.contains("note &quot;quoted&quot;"))
+        #expect(report.failed)
+    }
+}

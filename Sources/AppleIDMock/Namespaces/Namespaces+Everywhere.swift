@@ -1,5 +1,5 @@
 /// Reads across namespaces, each on every namespace's control record read in one step
-/// (`NamespaceControls`).
+/// (`EveryNamespace`).
 extension Namespaces {
     /// The keys every namespace publishes now (on its own clock), each `kid` once, the default
     /// namespace's first: what `/auth/keys` without a namespace publishes, so that a backend on
@@ -10,7 +10,7 @@ extension Namespaces {
         let base = state.clock.now()
         var keys = home.keys.entries.filter { $0.entry.isPublished(at: home.now) }
         var seen = Set(keys.map(\.entry.kid))
-        let others = try await everyControl.each { scope, control, own in
+        let others = try await everyNamespace.eachControl { scope, control, own in
             var found: [(entry: KeyRoster.Entry, key: SigningKey)] = []
             guard let control else { return found }
             let now = control.now(base: base)
@@ -37,7 +37,7 @@ extension Namespaces {
 
     /// The control records of `scopes`, in one step (`nil` where a namespace has none).
     func controls(of scopes: [NamespaceScope]) async throws -> [ControlState?] {
-        try await everyControl.each(scopes) { _, control, _ in control }
+        try await everyNamespace.eachControl(scopes) { _, control, _ in control }
     }
 
     /// Deletes codes and tokens that expired in every namespace. The store sweeps by one instant
@@ -45,7 +45,9 @@ extension Namespaces {
     /// namespace still refuses its values once they expired on its own clock.
     func sweep() async throws -> Int {
         let base = defaultState.clock.now()
-        let nows = try await everyControl.each(includingDefault: true) { _, control, _ in control?.now(base: base) }
+        let nows = try await everyNamespace.eachControl(includingDefault: true) { _, control, _ in
+            control?.now(base: base)
+        }
         var earliest = nows.first.flatMap { $0 } ?? base
         for case let now? in nows.dropFirst() where now < earliest { earliest = now }
         return try await defaultState.store.sweep(expiredBefore: earliest)

@@ -42,7 +42,7 @@ extension Namespaces {
             return true
         }
         if due {
-            let read = try await everyControl.each { scope, control, _ in (scope.name, control) }
+            let read = try await everyNamespace.eachControl { scope, control, _ in (scope.name, control) }
             stale = locator.unindexed(read.map(\.0), controls: read.map(\.1))
         }
         for name in stale {

@@ -13,7 +13,7 @@ import Synchronization
 /// Its jobs are each another type's: the opened worlds (`NamespaceWorlds`), the records
 /// (`NamespaceRecordCache`), the keys that find a namespace (`NamespaceLocator`), the rules
 /// (`NamespaceRules`), use and idleness (`NamespaceUse`), and reads across namespaces
-/// (`NamespaceControls`).
+/// (`EveryNamespace`).
 final class Namespaces: Sendable {
     /// The most namespaces besides the default.
     static let limit = NamespaceRules.limit
@@ -25,7 +25,7 @@ final class Namespaces: Sendable {
     let worlds: NamespaceWorlds
     let recordCache: NamespaceRecordCache
     let use: NamespaceUse
-    let everyControl: NamespaceControls
+    let everyNamespace: EveryNamespace
     /// The wall clock the records are kept by.
     let clock: WallClock
     /// Held while this process writes namespace records: steps that read every record (the limit)
@@ -41,7 +41,7 @@ final class Namespaces: Sendable {
         worlds = NamespaceWorlds(home: defaultState)
         recordCache = NamespaceRecordCache(store: defaultState.store, locator: defaultState.directory, clock: clock)
         use = NamespaceUse(clock: clock)
-        everyControl = NamespaceControls(base: defaultState.base, locator: defaultState.directory)
+        everyNamespace = EveryNamespace(base: defaultState.base, locator: defaultState.directory)
     }
 
     /// The keys that find a namespace.

@@ -143,8 +143,10 @@ struct NamespaceSplitTests {
         let sharedAddress = try await Self.relayAddress(in: try await namespaces.state(for: "shared"))
         #expect(try await namespaces.state(forRelayAddress: sharedAddress) === namespaces.defaultState)
 
-        let transfer = try await target.startTransfer(appGroupId: "example", toTeam: "XYZ789KLMN")
+        // The transfer changes the namespace's control record: its world is indexed again on the
+        // next miss, without a request in the namespace first.
         let world = try await target.current().world
+        let transfer = try await target.startTransfer(appGroupId: "example", toTeam: "XYZ789KLMN")
         let transferSub = IdentifierDerivation.transferSubject(
             userKey: world.identityKey(of: try #require(world.users["sam"])), fromTeam: transfer.fromTeam,
             toTeam: transfer.toTeam)

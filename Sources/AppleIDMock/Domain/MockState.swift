@@ -258,7 +258,7 @@ final class MockState: Sendable {
         // would otherwise be answered on the one before, and run again).
         if result.2 {
             cached.withLock { $0 = nil }
-            directory.controlChanged(scope.name)
+            if !scope.isDefault { directory.controlChanged(scope.name) }
         }
         return result.0
     }

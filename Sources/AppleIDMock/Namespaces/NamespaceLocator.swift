@@ -23,9 +23,13 @@ final class NamespaceLocator: Sendable {
         var relays: [String: String] = [:]
         var transfers: [String: String] = [:]
         var identities: [String: Indexed] = [:]
+        /// The namespaces whose world is not indexed, or changed here since: a miss builds them
+        /// (kept as a set, so that a miss does not go through every namespace to find them).
+        var pending: Set<String> = []
 
         /// Drops what the world of `name` put in the identity indexes.
         mutating func dropIdentities(of name: String) {
+            pending.remove(name)
             guard let old = identities.removeValue(forKey: name) else { return }
             for key in old.keys.relayLocalParts where relays[key] == name { relays[key] = nil }
             for key in old.keys.transferSubs where transfers[key] == name { transfers[key] = nil }
@@ -89,6 +93,7 @@ final class NamespaceLocator: Sendable {
             indexes.tags = tags
             indexes.clients = clients
             for name in indexes.identities.keys where !names.contains(name) { indexes.dropIdentities(of: name) }
+            indexes.pending = names.filter { indexes.identities[$0]?.control == nil }
         }
     }
 
@@ -101,6 +106,7 @@ final class NamespaceLocator: Sendable {
                 indexes.clients[client] = nil
             }
             for client in record.clients { indexes.clients[client] = record.name }
+            if indexes.identities[record.name]?.control == nil { indexes.pending.insert(record.name) }
         }
     }
 
@@ -128,6 +134,7 @@ final class NamespaceLocator: Sendable {
         let unchanged = indexes.withLock { indexes in
             guard indexes.identities[name]?.inputs == inputs else { return false }
             indexes.identities[name]?.control = control
+            indexes.pending.remove(name)
             return true
         }
         guard !unchanged else { return }
@@ -137,23 +144,33 @@ final class NamespaceLocator: Sendable {
             for key in keys.relayLocalParts { indexes.relays[key] = name }
             for key in keys.transferSubs { indexes.transfers[key] = name }
             indexes.identities[name] = Indexed(inputs: inputs, keys: keys, control: control)
+            indexes.pending.remove(name)
         }
     }
 
     /// Notes that the control record of `name` changed here: its world is built and indexed again
     /// on the next miss (its entries stay until then; a hit is checked on the namespace's world).
     func controlChanged(_ name: String) {
-        indexes.withLock { $0.identities[name]?.control = nil }
+        indexes.withLock { indexes in
+            indexes.identities[name]?.control = nil
+            indexes.pending.insert(name)
+        }
     }
 
-    /// Of `names`, those whose world is not indexed as built from the control record they have in
-    /// `controls` (`nil`: unknown, only an unindexed or changed world counts).
-    func unindexed(_ names: [String], controls: [ControlState?]? = nil) -> [String] {
+    /// The namespaces whose world is not indexed, or whose control record changed here since.
+    var pending: Set<String> {
+        indexes.withLock { $0.pending }
+    }
+
+    /// Of `names`, those whose world is not indexed as built from the control record each has in
+    /// `controls` (`nil`: none), or is pending.
+    func unindexed(_ names: [String], controls: [ControlState?]) -> [String] {
         indexes.withLock { indexes in
             names.indices.compactMap { index in
                 let name = names[index]
-                guard let indexed = indexes.identities[name]?.control else { return name }
-                guard let controls, let control = controls[index] else { return nil }
+                guard let indexed = indexes.identities[name]?.control, let control = controls[index] else {
+                    return name
+                }
                 return control == indexed ? nil : name
             }
         }

@@ -34,7 +34,7 @@ extension Namespaces {
     /// namespace's read in one step).
     func catchUpIdentities() async throws {
         try await recordCache.refreshIfStale()
-        var stale = locator.unindexed(recordCache.all.map(\.name))
+        var stale = Array(locator.pending)
         let now = clock.now()
         let due = identitiesCheckedAt.withLock { checkedAt in
             guard now.timeIntervalSince(checkedAt) >= Self.refreshInterval else { return false }
@@ -46,7 +46,11 @@ extension Namespaces {
             stale = locator.unindexed(read.map(\.0), controls: read.map(\.1))
         }
         for name in stale {
-            guard let state = try await existingState(name), let active = try? await state.current() else { continue }
+            guard let state = try await existingState(name) else {
+                locator.remove(name, record: nil)  // gone
+                continue
+            }
+            guard let active = try? await state.current() else { continue }
             locator.index(active.world, control: active.control, of: name)
         }
     }

@@ -174,6 +174,27 @@ struct NamespaceSplitTests {
         #expect(here.namespaces.locator.name(ofRelayAddress: address) == "team-b")
     }
 
+    @Test("a transfer another replica made in a namespace indexed here is found within a second")
+    func locatorSeesAnotherReplicasChangeWithinASecond() async throws {
+        let store = MemoryStore()
+        let clock = MovableClock()
+        let here = try await Self.services(store: store, clock: clock)
+        let there = try await Self.services(store: store, clock: clock)
+        try await there.namespaces.put("team-b", NamespaceOptions())
+        let address = try await Self.relayAddress(in: try await there.namespaces.state(for: "team-b"))
+        #expect(try await here.namespaces.state(forRelayAddress: address).scope.name == "team-b")
+        let remote = try await there.namespaces.state(for: "team-b")
+        let world = try await remote.current().world
+        let transfer = try await remote.startTransfer(appGroupId: "example", toTeam: "XYZ789KLMN")
+        let transferSub = IdentifierDerivation.transferSubject(
+            userKey: world.identityKey(of: try #require(world.users["sam"])), fromTeam: transfer.fromTeam,
+            toTeam: transfer.toTeam)
+        // This replica compared every namespace's control record less than a second ago.
+        #expect(try await here.namespaces.state(forTransferSub: transferSub) == nil)
+        clock.move(by: Namespaces.refreshInterval)
+        #expect(try await here.namespaces.state(forTransferSub: transferSub)?.scope.name == "team-b")
+    }
+
     @Test("a relay address found, or nobody's, reads as many store entries with 40 namespaces as with 1")
     func lookupDoesNotDependOnTheNumberOfNamespaces() async throws {
         /// The store reads of a hit and of a miss, once the index caught up (within the second in

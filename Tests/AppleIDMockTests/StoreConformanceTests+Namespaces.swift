@@ -11,7 +11,7 @@ extension StoreConformanceTests {
     struct Worlds {
         let a = NamespaceScope(name: "team-a")
         let b = NamespaceScope(name: "team-b")
-        let directory = NamespaceDirectory()
+        let directory = NamespaceLocator()
         let base: any StateStore
 
         init(_ base: any StateStore) {

@@ -40,13 +40,14 @@ struct MockServices: Sendable {
 
     init(
         state: MockState, publicBaseURL: String?, keysDirectory: String, adminToken: String? = nil,
-        host: String = "127.0.0.1", servesTLS: Bool = false, mail: MailRuntime = MailRuntime(), logger: Logger
+        host: String = "127.0.0.1", servesTLS: Bool = false, mail: MailRuntime = MailRuntime(),
+        wallClock: WallClock = .system, logger: Logger
     ) {
         self.mail = mail
         self.servesTLS = servesTLS
         self.keysDirectory = keysDirectory
         self.state = state
-        self.namespaces = Namespaces(defaultState: state)
+        self.namespaces = Namespaces(defaultState: state, clock: wallClock)
         self.journal = JournalRecorder()
         self.publicBaseURL = publicBaseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.adminToken = adminToken.flatMap { $0.isEmpty ? nil : $0 }
@@ -55,9 +56,10 @@ struct MockServices: Sendable {
     }
 
     /// Loads and checks the scenarios and keys of `configuration` (throwing every problem found) and
-    /// opens the state on `store`.
+    /// opens the state on `store`. `wallClock` keeps the namespace records (a test moves it).
     static func load(
-        configuration: ServerConfiguration, store: any StateStore, clock: MockClock, logger: Logger
+        configuration: ServerConfiguration, store: any StateStore, clock: MockClock, wallClock: WallClock = .system,
+        logger: Logger
     ) async throws -> MockServices {
         let keyRing = try SigningKeyRing.load(keysDirectory: configuration.keysDirectory)
         let catalog = try ScenarioCatalog(
@@ -67,7 +69,7 @@ struct MockServices: Sendable {
         let services = MockServices(
             state: state, publicBaseURL: configuration.publicBaseURL, keysDirectory: configuration.keysDirectory,
             adminToken: configuration.adminToken, host: configuration.host, servesTLS: configuration.tls != nil,
-            mail: MailRuntime(configuration: configuration.mail), logger: logger)
+            mail: MailRuntime(configuration: configuration.mail), wallClock: wallClock, logger: logger)
         try await services.namespaces.refresh()
         return services
     }

@@ -18,16 +18,33 @@ extension MockState {
     /// and its schedule armed, in one step.
     func activate(_ name: String) async throws {
         try await changeControl { control, _, transaction in
-            let uploaded = try await transaction.get(Spaces.uploadedScenarios, name) != nil
-            guard uploaded || self.catalog.bundled[name] != nil else {
-                let names = Set(self.catalog.bundled.keys).union(
-                    try await transaction.list(Spaces.uploadedScenarios).map(\.key))
-                throw ControlRefusal.invalidBody(
-                    "no scenario named \"\(name)\"; available: \(names.sorted().joined(separator: ", "))", at: "$.name")
-            }
-            try await transaction.clear(Spaces.session)
-            control = control.switched(to: name)
+            try await Self.switchScenario(
+                to: name, control: &control, catalog: self.catalog, in: transaction, at: "$.name")
         }
+    }
+
+    /// Refuses `name` unless it is a scenario of the folder or an uploaded one (in the step of
+    /// `transaction`): what every scenario switch checks; `path` names the field in the refusal.
+    static func requireScenario(
+        _ name: String, catalog: ScenarioCatalog, in transaction: any StateTransaction, at path: String
+    ) async throws {
+        let uploaded = try await transaction.get(Spaces.uploadedScenarios, name) != nil
+        guard !uploaded, catalog.bundled[name] == nil else { return }
+        let names = Set(catalog.bundled.keys).union(try await transaction.list(Spaces.uploadedScenarios).map(\.key))
+        throw ControlRefusal.invalidBody(
+            "no scenario named \"\(name)\"; available: \(names.sorted().joined(separator: ", "))", at: path)
+    }
+
+    /// Switches `control` to the scenario `name` in the step of `transaction`: consents, codes,
+    /// tokens, events and notifications are cleared and its schedule armed (the control plane's
+    /// switch, and a namespace's `PUT` with another scenario).
+    static func switchScenario(
+        to name: String, control: inout ControlState, catalog: ScenarioCatalog, in transaction: any StateTransaction,
+        at path: String
+    ) async throws {
+        try await requireScenario(name, catalog: catalog, in: transaction, at: path)
+        try await transaction.clear(Spaces.session)
+        control = control.switched(to: name)
     }
 
     /// Adds (or replaces) a scenario sent over HTTP, after the same checks as at start-up, and makes

@@ -153,17 +153,10 @@ extension MockState {
     /// Every namespace's journal in one list, oldest first by id (`?namespace=*`).
     func journalOfEveryNamespace(recorder: JournalRecorder) async throws -> [JournalEntry] {
         try await flushJournal(recorder)
-        let directory = directory
-        let entries = try await base.transaction { raw in
-            let home = ScopedTransaction(raw, scope: .default, directory: directory)
-            var entries = try await home.list(Spaces.journal).map(\.value)
-            for (name, _) in try await home.list(Spaces.namespaces) {
-                let own = ScopedTransaction(raw, scope: NamespaceScope(name: name), directory: directory)
-                entries += try await own.list(Spaces.journal).map(\.value)
-            }
-            return entries
+        let journals = try await EveryNamespace(base: base, locator: directory).each(includingDefault: true) {
+            _, own in try await own.list(Spaces.journal).map(\.value)
         }
-        return entries.sorted { $0.id < $1.id }
+        return journals.joined().sorted { $0.id < $1.id }
     }
 
     /// Empties the journal, here and for entries other replicas still buffer (anything older than

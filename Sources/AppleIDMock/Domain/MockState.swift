@@ -21,8 +21,9 @@ final class MockState: Sendable {
     let base: any StateStore
     /// The namespace this state is the world of.
     let scope: NamespaceScope
-    /// The namespaces known here, by the tag of their codes and tokens.
-    let directory: NamespaceDirectory
+    /// The keys that find a namespace (the tag of its codes and tokens, its claims, its users'
+    /// relay addresses and `transfer_sub`s).
+    let directory: NamespaceLocator
     let catalog: ScenarioCatalog
     /// The base clock; the control record's offset is added on top.
     let clock: MockClock
@@ -51,7 +52,7 @@ final class MockState: Sendable {
             )
         }
         let state = MockState(
-            base: store, scope: .default, directory: NamespaceDirectory(), catalog: catalog, clock: clock,
+            base: store, scope: .default, directory: NamespaceLocator(), catalog: catalog, clock: clock,
             logger: logger, initialScenario: initialScenario, keyCache: KeyCache(), metrics: MockMetrics())
         try await state.store.transaction { transaction in
             guard let control = try await transaction.get(Spaces.control, ControlState.key) else {
@@ -80,7 +81,7 @@ final class MockState: Sendable {
     }
 
     private init(
-        base: any StateStore, scope: NamespaceScope, directory: NamespaceDirectory, catalog: ScenarioCatalog,
+        base: any StateStore, scope: NamespaceScope, directory: NamespaceLocator, catalog: ScenarioCatalog,
         clock: MockClock, logger: Logger, initialScenario: String, keyCache: KeyCache, metrics: MockMetrics
     ) {
         self.base = base
@@ -132,6 +133,7 @@ final class MockState: Sendable {
         cached.withLock { current in
             if (current?.revision ?? .min) <= revision { current = active }
         }
+        if !scope.isDefault { directory.index(active.world, control: value, of: scope.name) }
         epochs.observe(value.epoch)
         return active
     }
@@ -260,7 +262,10 @@ final class MockState: Sendable {
         epochs.observe(result.1)
         // The next request reads the record this step wrote (a request that confirms it at its end
         // would otherwise be answered on the one before, and run again).
-        if result.2 { cached.withLock { $0 = nil } }
+        if result.2 {
+            cached.withLock { $0 = nil }
+            if !scope.isDefault { directory.controlChanged(scope.name) }
+        }
         return result.0
     }
 }

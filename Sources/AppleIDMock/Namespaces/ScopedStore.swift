@@ -11,7 +11,7 @@ struct ScopedStore: StateStore {
     /// The store every namespace shares.
     let base: any StateStore
     let scope: NamespaceScope
-    let directory: NamespaceDirectory
+    let directory: NamespaceLocator
 
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
         async throws -> Result

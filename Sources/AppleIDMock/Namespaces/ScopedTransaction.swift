@@ -9,9 +9,9 @@
 final class ScopedTransaction: StateTransaction {
     private let inner: any StateTransaction
     private let scope: NamespaceScope
-    private let directory: NamespaceDirectory
+    private let directory: NamespaceLocator
 
-    init(_ inner: any StateTransaction, scope: NamespaceScope, directory: NamespaceDirectory) {
+    init(_ inner: any StateTransaction, scope: NamespaceScope, directory: NamespaceLocator) {
         self.inner = inner
         self.scope = scope
         self.directory = directory

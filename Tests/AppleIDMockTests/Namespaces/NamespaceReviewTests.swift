@@ -87,13 +87,15 @@ struct NamespaceReviewTests {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let store = FailingStore()
+        let wallClock = NamespaceSplitTests.MovableClock()
         let services = try await MockServices.load(
-            configuration: Fixture.configuration(), store: store, clock: .fixed(at: Fixture.start), logger: logger)
+            configuration: Fixture.configuration(), store: store, clock: .fixed(at: Fixture.start),
+            wallClock: wallClock.clock, logger: logger)
         let app = Application(
             responder: NamespacePrefixResponder(router: buildRouter(services: services).buildResponder()))
         try await app.test(.router) { client in
             // A claimed client_id is looked up in records read at most a second ago: let them age.
-            try await Task.sleep(for: .seconds(Namespaces.refreshInterval * 1.2))
+            wallClock.move(by: Namespaces.refreshInterval * 1.2)
             store.failing = true
             let authorize = try await client.execute(
                 uri: "/auth/authorize?client_id=\(Fixture.webClient)", method: .get)

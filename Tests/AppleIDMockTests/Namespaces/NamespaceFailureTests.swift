@@ -7,9 +7,11 @@ import Testing
 
 @testable import AppleIDMock
 
-/// Bugs found by a review of the namespaces: each test fails without its fix.
-@Suite("Namespaces: review")
-struct NamespaceReviewTests {
+/// Namespaces where they meet failures and races: a journal flush that fails, a store outage while
+/// choosing, the relay's copy after a delete, a records read overtaken by a make; and a
+/// namespace's settings naming a bundled key. Each test fails without the fix it came with.
+@Suite("Namespaces: failures, races and key names")
+struct NamespaceFailureTests {
     /// A memory store whose transactions fail while `failing` is set.
     final class FailingStore: DelegatingStore {
         let inner = MemoryStore()
@@ -184,9 +186,8 @@ struct NamespaceReviewTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             // The housekeeping's read of the records (every second), before team-a exists.
             group.addTask { try await namespaces.refresh() }
-            let deadline = ContinuousClock.now + .seconds(5 * Waiting.patience)
-            while !store.isHolding && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-            #expect(store.isHolding)
+            let holding = try await Waiting.until(seconds: 5, every: .milliseconds(1)) { store.isHolding }
+            #expect(holding)
             try await namespaces.put("team-a", NamespaceOptions())
             store.open()
             try await group.waitForAll()

@@ -22,7 +22,7 @@ final class StoreWatch: Sendable {
         /// The topic a space's changes concern, if any (in any namespace: waiters of one namespace
         /// woken by another's change read again and wait on).
         static func of(space stored: String) -> Topic? {
-            let space = Spaces.baseName(of: stored)
+            let space = StoredSpaceName.spaceName(in: stored)
             if space == Spaces.journal.name { return .journal }
             if space == Spaces.outbox.name { return .outbox }
             if space == Spaces.mail.name { return .mail }

@@ -332,7 +332,7 @@ final class PostgresStore: StateStore, Service {
             try await self.withConnection { connection in
                 let spaces = StoreWatch.Topic.allCases.flatMap(\.spaces)
                 // A namespace's copies too (`team-a/journal`).
-                let copies = spaces.map { "%/" + $0 }
+                let copies = spaces.map(StoredSpaceName.copiesPattern(of:))
                 let rows = try await connection.query(
                     """
                     SELECT space, count(*), coalesce(max(seq), 0), coalesce(sum(rev), 0)::BIGINT
@@ -380,7 +380,7 @@ final class PostgresStore: StateStore, Service {
                     let rows = try await connection.query(
                         """
                         SELECT space, key, value FROM apple_id_mock_entries
-                        WHERE (space = \(space.name) OR space LIKE \("%/" + space.name))
+                        WHERE (space = \(space.name) OR space LIKE \(StoredSpaceName.copiesPattern(of: space.name)))
                             AND due_at <= \(now.timeIntervalSince1970)
                         ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                         """, logger: self.logger)
@@ -417,7 +417,7 @@ final class PostgresStore: StateStore, Service {
         let rows = try await connection.query(
             """
             SELECT EXISTS (SELECT 1 FROM apple_id_mock_entries
-                WHERE (space = \(space) OR space LIKE \("%/" + space)) AND due_at <= \(now.timeIntervalSince1970))
+                WHERE (space = \(space) OR space LIKE \(StoredSpaceName.copiesPattern(of: space))) AND due_at <= \(now.timeIntervalSince1970))
             """, logger: logger)
         var due = false
         for try await found in rows.decode(Bool.self) { due = found }

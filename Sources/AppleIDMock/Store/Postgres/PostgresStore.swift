@@ -18,6 +18,8 @@ import Synchronization
 /// a code is redeemed exactly once however many replicas race for it. A step that cannot reach the database within a few
 /// seconds fails with `StoreUnavailable`; after that, steps fail at once (no request waits) while a
 /// probe connects twice a second, and when the database answers again a fresh pool takes over.
+/// Housekeeping (`PostgresStore+Housekeeping`) and what it answers as a `SharedStore`
+/// (`PostgresStore+Shared`) are in files of their own; the area's map is `docs/postgres-store.md`.
 final class PostgresStore: SharedStore, Service {
     let description: String
     private let configuration: PostgresClient.Configuration
@@ -25,6 +27,7 @@ final class PostgresStore: SharedStore, Service {
     private let probeConfiguration: PostgresConnection.Configuration
     /// The pool in use (replaced after an outage, so no reconnection backoff delays recovery).
     private let pool: Mutex<PostgresClient>
+    /// Where the store logs (its statements, outages and recoveries).
     let logger: Logger
     /// How long a step may wait for the database before the request is answered with a 503.
     private let stepTimeout: Duration

@@ -62,7 +62,7 @@ public func buildApplication(
             NotificationDeliveryService(namespaces: services.namespaces, journal: services.journal, logger: logger),
             HousekeepingService(namespaces: services.namespaces, logger: logger),
             JournalService(state: services.state, journal: services.journal, logger: logger),
-            StoreWatchService(store: services.state.store, logger: logger),
+            StoreWatchService(store: services.state.base, logger: logger),
             ConformanceService(
                 runs: services.conformance,
                 runner: ConformanceRunner(

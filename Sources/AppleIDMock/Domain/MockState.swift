@@ -19,6 +19,8 @@ final class MockState: Sendable {
     let store: any StateStore
     /// The store every namespace shares.
     let base: any StateStore
+    /// `base` when other processes write it too (PostgreSQL), found once.
+    let shared: (any SharedStore)?
     /// The namespace this state is the world of.
     let scope: NamespaceScope
     /// The keys that find a namespace (the tag of its codes and tokens, its claims, its users'
@@ -85,6 +87,7 @@ final class MockState: Sendable {
         clock: MockClock, logger: Logger, initialScenario: String, keyCache: KeyCache, metrics: MockMetrics
     ) {
         self.base = base
+        self.shared = base as? any SharedStore
         self.store = ScopedStore(base: base, scope: scope, directory: directory)
         self.scope = scope
         self.directory = directory
@@ -119,7 +122,7 @@ final class MockState: Sendable {
     /// trip), the record last read here, unread, for the call's steps to confirm.
     func current(confirming confirmation: ControlConfirmation? = nil) async throws -> ActiveScenario {
         let known = cached.withLock { $0 }
-        if let known, let confirmation, store.confirmsControlAtCommit, confirmation.use(known.control) {
+        if let known, let confirmation, confirmsControlAtCommit, confirmation.use(known.control) {
             return known.confirming(confirmation)
         }
         let (revision, value) = try await store.control(ifChangedFrom: known?.revision)
@@ -137,6 +140,10 @@ final class MockState: Sendable {
         epochs.observe(value.epoch)
         return active
     }
+
+    /// Whether `/auth/*` calls are answered on the control record last read here and confirm it at
+    /// their end (`SharedStore.confirmsControlAtCommit`).
+    var confirmsControlAtCommit: Bool { shared?.confirmsControlAtCommit ?? false }
 
     /// `read` (the state read when a request started), or the state in force now.
     func current(or read: ActiveScenario?) async throws -> ActiveScenario {

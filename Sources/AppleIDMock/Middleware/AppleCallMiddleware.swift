@@ -46,7 +46,7 @@ struct AppleCallMiddleware: RouterMiddleware {
         let endpoint = FaultRule.Endpoint(rawValue: endpointName)
         // On PostgreSQL the call is first answered on the control record this replica last read;
         // if that record changed meanwhile, it runs again, reading it first (`ControlConfirmation`).
-        var confirmation = state.store.confirmsControlAtCommit ? ControlConfirmation() : nil
+        var confirmation = state.confirmsControlAtCommit ? ControlConfirmation() : nil
         var fault = FaultDecision()
         var runs = 0
         while true {

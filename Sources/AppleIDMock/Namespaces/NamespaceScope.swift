@@ -35,15 +35,18 @@ struct NamespaceScope: Sendable, Hashable {
     /// The path prefix of the namespace's URLs: `/ns/{name}`, none for the default namespace.
     var pathPrefix: String { isDefault ? "" : NamespaceName.pathPrefix(name) }
 
-    /// The stored name of this namespace's copy of the space `space`.
+    /// The stored name of this namespace's copy of the space `space` (`StoredSpaceName`).
     func storedName(_ space: String) -> String {
-        isDefault ? space : name + "/" + space
+        StoredSpaceName.qualified(space, in: storedNamespace)
     }
 
     /// The stored name of an index group.
     func storedGroup(_ group: String) -> String {
-        isDefault ? group : name + "/" + group
+        StoredSpaceName.qualified(group, in: storedNamespace)
     }
+
+    /// The namespace as stored names name it: none for the default namespace.
+    private var storedNamespace: String? { isDefault ? nil : name }
 
     /// The `kid` a bundled key has in this namespace: its own in the default namespace, and
     /// elsewhere one derived from the namespace and the key, so that each namespace publishes,
@@ -61,8 +64,7 @@ struct NamespaceScope: Sendable, Hashable {
 
     /// The namespace a stored space name belongs to.
     static func namespace(ofStoredSpace stored: String) -> String {
-        guard let slash = stored.firstIndex(of: "/") else { return NamespaceName.default }
-        return String(stored[..<slash])
+        StoredSpaceName(parsing: stored).namespace ?? NamespaceName.default
     }
 
     /// The tags computed so far, by name: making a namespace compares its tag with every other's,

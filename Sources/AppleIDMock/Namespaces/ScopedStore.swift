@@ -6,7 +6,8 @@
 
 /// The shared store as one namespace sees it: every step runs on a `ScopedTransaction`, and the
 /// control record read is the namespace's. Housekeeping (claiming due work, the sweep) spans every
-/// namespace, as the store does it.
+/// namespace, as the store does it. What only a `SharedStore` does spans every namespace too: it is
+/// asked of `base`, not of this view.
 struct ScopedStore: StateStore {
     /// The store every namespace shares.
     let base: any StateStore
@@ -41,13 +42,7 @@ struct ScopedStore: StateStore {
 
     var description: String { base.description }
 
-    var confirmsControlAtCommit: Bool { base.confirmsControlAtCommit }
-
     var watch: StoreWatch { base.watch }
-
-    func changeMarks() async throws -> [StoreWatch.Topic: String]? {
-        try await base.changeMarks()
-    }
 
     func entryCounts(_ spaces: [String]) async throws -> [String: Int] {
         let stored = Dictionary(spaces.map { (scope.storedName($0), $0) }, uniquingKeysWith: { first, _ in first })

@@ -64,15 +64,9 @@ enum Spaces {
         registered.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
     /// The registered space a stored space name stands for: the name itself, or for a namespace's
-    /// own copy of a space (`team-a/journal`, see `NamespaceScope`) the part after the `/`.
+    /// own copy of a space (`team-a/journal`) the part after the `/` (`StoredSpaceName`).
     static func registeredSpace(named stored: String) -> AnyStoreSpace? {
-        all[baseName(of: stored)]
-    }
-
-    /// The registered name in a stored space name (`journal` in `team-a/journal`).
-    static func baseName(of stored: String) -> String {
-        guard let slash = stored.utf8.lastIndex(of: UInt8(ascii: "/")) else { return stored }
-        return String(stored[stored.utf8.index(after: slash)...])
+        all[String(StoredSpaceName.spaceName(in: stored))]
     }
 
     /// Refuses a space that is not registered: a write to it would be lost by a store that decodes

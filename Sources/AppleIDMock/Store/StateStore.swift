@@ -5,7 +5,10 @@
 #endif
 
 /// Where the mock's mutable state lives: in memory, in one SQLite file, or in PostgreSQL shared by
-/// replicas. The store only keeps entries and runs atomic steps; the rules live in `Domain/`.
+/// replicas. What every store does: it keeps entries and runs atomic steps on them, and answers the
+/// few reads and housekeeping calls made outside a step (the control record, due work, expiry,
+/// counts); the rules live in `Domain/`. What only a store shared with other processes does is
+/// `SharedStore`.
 protocol StateStore: Sendable {
     /// Runs `body` as one atomic step and returns its result (see `StateTransaction`).
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
@@ -32,21 +35,13 @@ protocol StateStore: Sendable {
     /// What the store is, for logs and the start-up line (a PostgreSQL password is masked).
     var description: String { get }
 
-    /// Wakes reads waiting for the journal, the outbox or the mailbox to change.
+    /// Wakes reads waiting for the journal, the outbox or the mailbox to change. A store this
+    /// process owns alone tells it of every committed step; a `SharedStore` is read for changes.
     var watch: StoreWatch { get }
 
-    /// For a store other processes write too (PostgreSQL): a mark per topic that changes whenever
-    /// its spaces change, read once per interval while someone waits. `nil`: the store is this
-    /// process's alone and tells `watch` of every change itself.
-    func changeMarks() async throws -> [StoreWatch.Topic: String]?
-
-    /// How many entries each of `spaces` holds (for `/metrics`), counted without reading them.
+    /// How many entries each of the stored spaces `spaces` holds (for `/metrics` and the namespace
+    /// views), counted without reading them.
     func entryCounts(_ spaces: [String]) async throws -> [String: Int]
-
-    /// Whether a step that read the control record commits only if it is still current, while
-    /// reading it outside a step is a round trip (PostgreSQL): then `/auth/*` requests are answered
-    /// on the record last read, and confirm it at their end (see `ControlConfirmation`).
-    var confirmsControlAtCommit: Bool { get }
 }
 
 extension StateStore {
@@ -65,9 +60,4 @@ extension StateStore {
     func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {
         try await control(in: Spaces.control.name, ifChangedFrom: known)
     }
-
-    func changeMarks() async throws -> [StoreWatch.Topic: String]? { nil }
-
-    var confirmsControlAtCommit: Bool { false }
-
 }

@@ -106,7 +106,7 @@ final class MemoryStore: StateStore {
     /// steps (`control(in:ifChangedFrom:)`), and undoing an emptied space would mean keeping it.
     private static func sharesCommits(_ changes: StoreChanges) -> Bool {
         changes.cleared.isEmpty
-            && !changes.writes.keys.contains { Spaces.baseName(of: $0.space) == Spaces.control.name }
+            && !changes.writes.keys.contains { StoredSpaceName.spaceName(in: $0.space) == Spaces.control.name }
     }
 
     /// Writes `changes` to the journal and then applies them, holding the store's lock: first
@@ -247,7 +247,7 @@ final class MemoryStore: StateStore {
             let seen = self.seen
             let due = tables.withLock { tables in
                 var due: [(ref: EntryRef, at: Date)] = []
-                for (stored, entries) in tables.due where Spaces.baseName(of: stored) == space.name {
+                for (stored, entries) in tables.due where StoredSpaceName.spaceName(in: stored) == space.name {
                     for (key, at) in entries where at <= now { due.append((EntryRef(space: stored, key: key), at)) }
                 }
                 return due.sorted { $0.at < $1.at }.prefix(limit)

@@ -107,7 +107,7 @@ struct MemoryTables: ~Copyable {
 
     /// Writes an entry as loaded or changed, keeping the indexes.
     mutating func write(_ ref: EntryRef, _ entry: MemoryEntry) {
-        if Spaces.baseName(of: ref.space) == Spaces.control.name { controlRevision += 1 }
+        if StoredSpaceName.spaceName(in: ref.space) == Spaces.control.name { controlRevision += 1 }
         nextSeq = max(nextSeq, entry.seq + 1)
         if let packed = packed[ref.space], packed.write(ref.key, entry) {
             remove(unpacked: ref)

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// Requests from concurrent steps that wait to share one statement: a caller submits its request and
-/// waits; a worker (run by the store's service) takes everything waiting, answers it with one round
-/// trip to the database, and takes what arrived meanwhile next. An idle worker takes a request at
+/// waits; a worker (run by the store's service, `PostgresBatches.run`: `open`, then `work` on each
+/// worker and `watch`, then `close`) takes everything waiting, answers it with one round trip to the
+/// database, and takes what arrived meanwhile next. An idle worker takes a request at
 /// once; once every worker is busy, requests queue and share the next statement, so the round
 /// trips per request fall as the load rises.
 ///
@@ -77,21 +78,6 @@ final class BatchQueue<Request: Sendable, Response: Sendable>: Sendable {
             }
             caller?.continuation.resume(throwing: CancellationError())
         }
-    }
-
-    /// Answers batches with `perform` (one answer per request, in order; a thrown error answers the
-    /// whole batch) on `workers` concurrent workers until the task is cancelled; then refuses what
-    /// waits and what comes, with `closing`.
-    func run(
-        workers: Int, closing: String,
-        _ perform: @escaping @Sendable ([Request]) async throws -> [Result<Response, any Error>]
-    ) async {
-        open()
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<workers { group.addTask { await self.work(perform) } }
-            group.addTask { await self.watch() }
-        }
-        close(closing)
     }
 
     /// Accepts requests (again).

@@ -18,14 +18,17 @@ import Synchronization
 /// a code is redeemed exactly once however many replicas race for it. A step that cannot reach the database within a few
 /// seconds fails with `StoreUnavailable`; after that, steps fail at once (no request waits) while a
 /// probe connects twice a second, and when the database answers again a fresh pool takes over.
-final class PostgresStore: StateStore, Service {
+/// Housekeeping (`PostgresStore+Housekeeping`) and what it answers as a `SharedStore`
+/// (`PostgresStore+Shared`) are in files of their own; the area's map is `docs/postgres-store.md`.
+final class PostgresStore: SharedStore, Service {
     let description: String
     private let configuration: PostgresClient.Configuration
     /// One connection's configuration (the one `open` checked), for the recovery probe.
     private let probeConfiguration: PostgresConnection.Configuration
     /// The pool in use (replaced after an outage, so no reconnection backoff delays recovery).
     private let pool: Mutex<PostgresClient>
-    private let logger: Logger
+    /// Where the store logs (its statements, outages and recoveries).
+    let logger: Logger
     /// How long a step may wait for the database before the request is answered with a 503.
     private let stepTimeout: Duration
     /// Why the database is unreachable, while it is (`nil`: it answered last time).
@@ -159,7 +162,7 @@ final class PostgresStore: StateStore, Service {
     }
 
     /// Runs `body` on a pooled connection, or on the start-up connection while the pool does not run.
-    private func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         guard startupConnection.withLock({ $0 != nil }) else { return try await client.withConnection(body) }
         return try await startupLock.withLock {
             guard let connection = startupConnection.withLock({ $0 }) else {
@@ -176,9 +179,6 @@ final class PostgresStore: StateStore, Service {
     var batching: Bool {
         batches.running.load(ordering: .sequentiallyConsistent) && startupConnection.withLock { $0 == nil }
     }
-
-    /// While steps share statements: their read of the control record comes from a cache, checked at commit.
-    var confirmsControlAtCommit: Bool { batching }
 
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
         async throws
@@ -256,21 +256,6 @@ final class PostgresStore: StateStore, Service {
         return true
     }
 
-    /// Takes the write lock for the transaction under way on `connection`. The transaction ends if
-    /// it waits for the lock longer than 2 s (the step runs again: a conflict, not an outage) or
-    /// idles in it longer than 10 s (a replica stalled while holding it frees it).
-    private static func takeWriteLock(on connection: PostgresConnection, logger: Logger) async throws {
-        // A SELECT's failure comes with its rows: each is read to the end, so that a lock wait that
-        // timed out is thrown here rather than found by the step's next statement.
-        for try await _ in try await connection.query(
-            "SELECT set_config('lock_timeout', '2s', true), set_config('idle_in_transaction_session_timeout', '10s', true)",
-            logger: logger)
-        {}
-        for try await _ in try await connection.query(
-            "SELECT pg_advisory_xact_lock(\(PostgresSchema.writeLockKey))", logger: logger)
-        {}
-    }
-
     /// Runs `body` in a transaction of its own that holds the write lock from its first statement.
     private func runLocked<Result: Sendable>(
         _ body: @escaping @Sendable (any StateTransaction) async throws -> Result
@@ -278,15 +263,8 @@ final class PostgresStore: StateStore, Service {
         async throws -> Result
     {
         try await withConnection { connection in
-            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
-            do {
-                try await Self.takeWriteLock(on: connection, logger: self.logger)
-                let result = try await body(PostgresTransaction(connection: connection, logger: self.logger))
-                try await connection.query("COMMIT", logger: self.logger)
-                return result
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: self.logger)
-                throw error
+            try await PostgresWriteLock.run(on: connection, logger: self.logger) {
+                try await body(PostgresTransaction(connection: connection, logger: self.logger))
             }
         }
     }
@@ -325,158 +303,10 @@ final class PostgresStore: StateStore, Service {
         }
     }
 
-    /// Per topic: how many rows its spaces hold, the newest row's sequence number and the sum of
-    /// the rows' revisions (an insert, an update and a delete each move one of them), in one query.
-    func changeMarks() async throws -> [StoreWatch.Topic: String]? {
-        try await withDeadline {
-            try await self.withConnection { connection in
-                let spaces = StoreWatch.Topic.allCases.flatMap(\.spaces)
-                // A namespace's copies too (`team-a/journal`).
-                let copies = spaces.map { "%/" + $0 }
-                let rows = try await connection.query(
-                    """
-                    SELECT space, count(*), coalesce(max(seq), 0), coalesce(sum(rev), 0)::BIGINT
-                    FROM apple_id_mock_entries WHERE space = ANY(\(spaces)) OR space LIKE ANY(\(copies)) GROUP BY space
-                    """, logger: self.logger)
-                var marks: [StoreWatch.Topic: String] = [:]
-                for try await (space, count, newest, revisions) in rows.decode((String, Int64, Int64, Int64).self) {
-                    if let topic = StoreWatch.Topic.of(space: space) {
-                        marks[topic, default: ""] += "\(space):\(count):\(newest):\(revisions);"
-                    }
-                }
-                return marks
-            }
-        }
-    }
-
-    func entryCounts(_ spaces: [String]) async throws -> [String: Int] {
-        try await withDeadline {
-            try await self.withConnection { connection in
-                let rows = try await connection.query(
-                    """
-                    SELECT space, count(*) FROM apple_id_mock_entries WHERE space = ANY(\(spaces)) GROUP BY space
-                    """, logger: self.logger)
-                var counts = Dictionary(uniqueKeysWithValues: spaces.map { ($0, 0) })
-                for try await (space, count) in rows.decode((String, Int64).self) { counts[space] = Int(count) }
-                return counts
-            }
-        }
-    }
-
-    func claimDue<Value>(
-        _ space: StoreSpace<Value>, now: Date, leaseUntil: Date, limit: Int,
-        mark: @escaping @Sendable (inout Value) -> Void
-    ) async throws -> [(space: String, key: String, value: Value)] {
-        try await withDeadline {
-            try await self.withConnection { connection in
-                // Polled 20 times a second by each replica: the write lock only when something is due.
-                guard try await Self.anyDue(space.name, now: now, on: connection, logger: self.logger) else {
-                    return []
-                }
-                // READ COMMITTED with SKIP LOCKED: replicas take disjoint rows without conflicts.
-                try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
-                do {
-                    try await Self.takeWriteLock(on: connection, logger: self.logger)
-                    let rows = try await connection.query(
-                        """
-                        SELECT space, key, value FROM apple_id_mock_entries
-                        WHERE (space = \(space.name) OR space LIKE \("%/" + space.name))
-                            AND due_at <= \(now.timeIntervalSince1970)
-                        ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                        """, logger: self.logger)
-                    var claimed: [(space: String, key: String, value: Value)] = []
-                    for try await (stored, key, text) in rows.decode((String, String, String).self) {
-                        var value = try StoreCoding.decoder.decode(Value.self, from: Data(text.utf8))
-                        mark(&value)
-                        claimed.append((stored, key, value))
-                    }
-                    for (stored, key, value) in claimed {
-                        let text = String(decoding: try StoreCoding.encoder.encode(value), as: UTF8.self)
-                        try await connection.query(
-                            """
-                            UPDATE apple_id_mock_entries SET value = \(text), due_at = \(leaseUntil.timeIntervalSince1970),
-                                rev = rev + 1
-                            WHERE space = \(stored) AND key = \(key)
-                            """, logger: self.logger)
-                    }
-                    try await connection.query("COMMIT", logger: self.logger)
-                    return claimed
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
-                    throw error
-                }
-            }
-        }
-    }
-
-    /// Whether an entry of `space`, or of a namespace's copy of it, is due at `now` (read without
-    /// the lock: one that falls due meanwhile is taken at the next poll).
-    private static func anyDue(_ space: String, now: Date, on connection: PostgresConnection, logger: Logger)
-        async throws -> Bool
-    {
-        let rows = try await connection.query(
-            """
-            SELECT EXISTS (SELECT 1 FROM apple_id_mock_entries
-                WHERE (space = \(space) OR space LIKE \("%/" + space)) AND due_at <= \(now.timeIntervalSince1970))
-            """, logger: logger)
-        var due = false
-        for try await found in rows.decode(Bool.self) { due = found }
-        return due
-    }
-
-    /// How many entries one sweep step deletes at most: each step holds the write lock for a few
-    /// milliseconds, so a burst of expiries (a clock jump, a load test's codes) does not hold every
-    /// replica's steps for as long as it takes to delete all of it.
-    static let sweepBatch = 4096
-
-    func sweep(expiredBefore now: Date) async throws -> Int {
-        try await sweepInSteps(of: Self.sweepBatch) { try await sweepBatch(expiredBefore: now) }
-    }
-
-    /// Deletes up to `sweepBatch` of the entries that expired first. Both statements walk the
-    /// expiry index from its start whatever the statistics say (`min`, `ORDER BY … LIMIT`), and the
-    /// delete takes the rows found by their place (`ctid`: no writer moves them, all hold the
-    /// lock): a condition on `expires_at` alone, or a join back to the table, is planned as a scan
-    /// of the whole table when the statistics are old, as a fast-growing table's always are.
-    private func sweepBatch(expiredBefore now: Date) async throws -> Int {
-        try await withDeadline {
-            try await self.withConnection { connection in
-                // The write lock only when something expired (an entry that expires meanwhile goes next time).
-                var expired = false
-                for try await found in try await connection.query(
-                    """
-                    SELECT coalesce(min(expires_at) < \(now.timeIntervalSince1970), false) FROM apple_id_mock_entries
-                    """, logger: self.logger
-                ).decode(Bool.self) {
-                    expired = found
-                }
-                guard expired else { return 0 }
-                try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: self.logger)
-                do {
-                    try await Self.takeWriteLock(on: connection, logger: self.logger)
-                    let rows = try await connection.query(
-                        """
-                        WITH swept AS (DELETE FROM apple_id_mock_entries WHERE ctid = ANY(ARRAY(
-                            SELECT ctid FROM apple_id_mock_entries WHERE expires_at < \(now.timeIntervalSince1970)
-                            ORDER BY expires_at LIMIT \(Self.sweepBatch))) RETURNING 1)
-                        SELECT count(*) FROM swept
-                        """, logger: self.logger)
-                    var swept = 0
-                    for try await count in rows.decode(Int64.self) { swept = Int(count) }
-                    try await connection.query("COMMIT", logger: self.logger)
-                    return swept
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
-                    throw error
-                }
-            }
-        }
-    }
-
     /// Runs `body`, failing with `StoreUnavailable` when the database does not answer in time or at
     /// all (a server error from a reachable database is reported as it is). `timed: false` for work
     /// that keeps its own deadline (the shared statements').
-    private func withDeadline<T: Sendable>(timed: Bool = true, _ body: @escaping @Sendable () async throws -> T)
+    func withDeadline<T: Sendable>(timed: Bool = true, _ body: @escaping @Sendable () async throws -> T)
         async throws -> T
     {
         if let cause = outage.withLock({ $0 }) { throw StoreUnavailable(cause: cause) }

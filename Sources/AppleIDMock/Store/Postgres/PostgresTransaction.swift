@@ -7,7 +7,8 @@ import PostgresNIO
     import Foundation
 #endif
 
-/// One step on PostgreSQL: the statements of a `SERIALIZABLE` transaction on one leased connection.
+/// One step on PostgreSQL under the write lock: the statements of a transaction of its own
+/// (`PostgresWriteLock`) on one leased connection.
 final class PostgresTransaction: StateTransaction {
     private let connection: PostgresConnection
     private let logger: Logger

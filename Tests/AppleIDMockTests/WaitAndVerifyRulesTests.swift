@@ -214,3 +214,33 @@ struct WaitAndVerifyRulesTests {
         #expect(TraceContext.valid(made) == made && made != TraceContext.make())
     }
 }
+
+/// `waitSeconds` and `minCount` in a query string: plain decimal numbers only.
+@Suite("Waiting reads: the query's numbers")
+struct WaitingReadNumberTests {
+    @Test("0x10, +1, 1e-400, 03, 1., .5 and -0 are refused naming the field; 0, 5, 2.5 and 60 are read")
+    func plainDecimals() {
+        for bad in ["0x10", "+1", "1e-400", "03", "1.", ".5", "-0", " 1", "1 ", "inf", "nan", "61", ""] {
+            var reader = JSONReader()
+            var wait = WaitingRead()
+            _ = wait.read("waitSeconds", bad, into: &reader)
+            #expect(reader.problems.map(\.path.description) == ["?waitSeconds"], "\(bad)")
+        }
+        for bad in ["0x10", "+1", "1e3", "03", "1.5", "-1", "", " 1", "0"] {
+            var reader = JSONReader()
+            var wait = WaitingRead()
+            _ = wait.read("minCount", bad, into: &reader)
+            #expect(reader.problems.map(\.path.description) == ["?minCount"], "\(bad)")
+        }
+        for good in ["0", "5", "2.5", "60", "0.25"] {
+            var reader = JSONReader()
+            var wait = WaitingRead()
+            _ = wait.read("waitSeconds", good, into: &reader)
+            #expect(reader.problems.isEmpty && wait.seconds == Double(good), "\(good)")
+        }
+        var reader = JSONReader()
+        var wait = WaitingRead()
+        _ = wait.read("minCount", "12", into: &reader)
+        #expect(reader.problems.isEmpty && wait.minCount == 12)
+    }
+}

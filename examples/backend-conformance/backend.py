@@ -75,6 +75,10 @@ class Refused(Exception):
         self.reason, self.status = reason, status
 
 
+def b64url_encode(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
 def b64url(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
@@ -408,7 +412,15 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused("no sign-in under way in this browser")
         if BUG != "no-state" and not same(state, pending["state"]):
             raise Refused("state does not match this browser's sign-in")
-        tokens = exchange(form.get("code"), SERVICES_ID, REDIRECT_URI)
+        code = form.get("code") or ""
+        if form.get("id_token"):
+            # The callback's own id_token is verified too, and must be bound to its code (c_hash:
+            # the left half of SHA-256 of the code, base64url), so a swapped code is refused.
+            front = verify(form["id_token"], [SERVICES_ID], nonce=pending["nonce"])
+            digest = hashlib.sha256(code.encode()).digest()[:16]
+            if not same(front.get("c_hash"), b64url_encode(digest)):
+                raise Refused("the callback's id_token c_hash does not match its code")
+        tokens = exchange(code, SERVICES_ID, REDIRECT_URI)
         claims = verify(tokens.get("id_token"), [SERVICES_ID], nonce=pending["nonce"])
         session = sign_in(claims, first_name(form.get("user")))
         self.send_response(302)

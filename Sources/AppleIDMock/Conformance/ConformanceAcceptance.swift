@@ -12,6 +12,10 @@ enum ConformanceAcceptance {
         var status: Int
         var headers: [(name: String, value: String)]
         var body: String
+        /// The URL of the final answer (the web path, after redirects).
+        var finalURL: String?
+        /// The cookies every answer of the sign-in set (the web path).
+        var cookiesSet: [String] = []
     }
 
     /// What the answer shows: whether the backend signed a user in, and whom, if the config names
@@ -38,13 +42,10 @@ enum ConformanceAcceptance {
         var accepted = (statusMatcher(acceptance.status ?? "2xx") ?? { $0 / 100 == 2 })(answer.status)
         if let needle = acceptance.bodyContains { accepted = accepted && answer.body.contains(needle) }
         if let cookie = acceptance.cookie {
-            accepted =
-                accepted
-                && answer.headers.contains { header in
-                    header.name.lowercased() == "set-cookie"
-                        && header.value.trimmingWhitespace().hasPrefix(cookie + "=")
-                }
+            let set = answer.cookiesSet + answer.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
+            accepted = accepted && set.contains { $0.trimmingWhitespace().hasPrefix(cookie + "=") }
         }
+        if let needle = acceptance.finalUrlContains { accepted = accepted && (answer.finalURL ?? "").contains(needle) }
         var user: String?
         if let pointer = acceptance.userPointer {
             user = value(at: pointer, in: answer.body)

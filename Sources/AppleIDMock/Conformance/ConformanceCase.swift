@@ -30,6 +30,8 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
     case nonceWrong = "nonce-wrong"
     case nonceAbsentSupported = "nonce-absent-supported"
     case xchError = "xch-error"
+    case stateBad = "state-bad"
+    case cHashBad = "chash-bad"
     // Should refuse: hardening (only Apple could sign these, and Apple never does).
     case issMissing = "iss-missing"
     case audMissing = "aud-missing"
@@ -88,11 +90,13 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
     /// The paths a case can arrive on: a "must accept" case only where Apple really sends it.
     var paths: Set<ConformancePath> {
         switch self {
-        case .okSecondClient, .subNotBound, .nonceWrong, .nonceAbsentSupported, .nonceAbsentUnsupported,
-            .nonceSchemeConfusion, .okNativeHashedNonce, .tokenReplay, .okRealUserStatus:
+        case .okSecondClient, .subNotBound, .nonceAbsentUnsupported, .nonceSchemeConfusion, .okNativeHashedNonce,
+            .tokenReplay, .okRealUserStatus:
             [.native]
-        case .xchError: [.exchange]
-        default: [.native, .exchange]
+        case .nonceWrong, .nonceAbsentSupported: [.native, .web]
+        case .xchError: [.exchange, .web]
+        case .stateBad, .cHashBad: [.web]
+        default: [.native, .exchange, .web]
         }
     }
 
@@ -149,6 +153,10 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
             "No nonce in the token though nonce_supported is true and the app posted a raw nonce: must be refused (sesori_auth_server #24 skipped the check when absent)."
         case .xchError:
             "The token endpoint answers invalid_grant for the backend's code: the sign-in must be refused."
+        case .stateBad:
+            "The callback's state is not the one this browser's sign-in started with (a forged one, or another browser's sign-in posted in this one: login CSRF): must be refused (SocialiteProviders #1485 rebuilt state from the token)."
+        case .cHashBad:
+            "The callback's id_token has a c_hash that does not match its code: must be refused (the code could be swapped)."
         case .issMissing: "No iss: should be refused (hardening: only Apple could sign it, and never does)."
         case .audMissing: "No aud: should be refused."
         case .audExtraMember:
@@ -180,4 +188,7 @@ enum ConformancePath: String, Sendable, Codable, CaseIterable, Hashable {
     /// A code the backend exchanges at the mock's token endpoint, which answers with the case's
     /// id_token (`exchange`).
     case exchange
+    /// The browser's sign-in: the backend's start URL, the `form_post` to its callback with the
+    /// case's id_token (and the same in the token response), and its redirects (`web`).
+    case web
 }

@@ -23,8 +23,10 @@ struct ConformanceConfig: Sendable {
         var status: String?
         /// Text the body holds on acceptance.
         var bodyContains: String?
-        /// A cookie the answer sets on acceptance.
+        /// A cookie the answer sets on acceptance (on the web path: any answer of the sign-in).
         var cookie: String?
+        /// Text the final URL holds on acceptance (the web path, after the backend's redirects).
+        var finalUrlContains: String?
         /// A JSON pointer into the body naming the signed-in user's `sub` (also judges `sub-not-bound`).
         var userPointer: String?
 
@@ -49,12 +51,20 @@ struct ConformanceConfig: Sendable {
     var nonce: NonceScheme
     var native: Endpoint?
     var exchange: Endpoint?
+    /// The browser's sign-in, from the backend's start URL.
+    var web: Web?
     var accepted: Acceptance
     var knownFindings: Set<ConformanceCase>
     /// The cases to run (every case when the config names none).
     var cases: [ConformanceCase]
     /// Whether the run's namespace is kept after it ends.
     var keep: Bool
+
+    /// The web path: where the backend's sign-in starts, and how its end shows acceptance.
+    struct Web: Sendable {
+        var start: String
+        var accepted: Acceptance?
+    }
 
     /// The placeholders a template may use.
     static let placeholders = ["identityToken", "authorizationCode", "rawNonce", "userIdentifier", "user", "email"]
@@ -90,13 +100,15 @@ struct ConformanceConfig: Sendable {
         let exchange = members["exchange"].flatMap {
             endpoint($0, at: root.member("exchange"), needs: "authorizationCode", reader: &reader)
         }
-        for path in ["web", "notifications"] where members[path] != nil {
+        let web = members["web"].flatMap { webPath($0, at: root.member("web"), reader: &reader) }
+        if members["notifications"] != nil {
             reader.report(
-                root.member(path),
-                "the \(path) path is not driven by this version of the mock yet; name native or exchange")
+                root.member("notifications"),
+                "the notifications path is not driven by this version of the mock yet; run POST /__admin/notifications/conformance"
+            )
         }
-        if members["native"] == nil, members["exchange"] == nil {
-            reader.report(root, "name at least one path to drive: native or exchange")
+        if members["native"] == nil, members["exchange"] == nil, members["web"] == nil {
+            reader.report(root, "name at least one path to drive: native, exchange or web")
         }
         let accepted = members["accepted"].flatMap { acceptance($0, at: root.member("accepted"), reader: &reader) }
         let known = caseList(members["knownFindings"], at: root.member("knownFindings"), reader: &reader)
@@ -105,7 +117,8 @@ struct ConformanceConfig: Sendable {
         guard let clientId else { return nil }
         return ConformanceConfig(
             clientId: clientId, otherClientIds: others, user: user, nonce: nonce, native: native, exchange: exchange,
-            accepted: accepted ?? .any2xx, knownFindings: Set(known ?? []), cases: cases ?? ConformanceCase.allCases,
+            web: web, accepted: accepted ?? .any2xx, knownFindings: Set(known ?? []),
+            cases: cases ?? ConformanceCase.allCases,
             keep: keep)
     }
 
@@ -121,16 +134,19 @@ struct ConformanceConfig: Sendable {
         if let url, let problem = HTTPURLCheck.problem(url) { reader.report(path.member("url"), problem) }
         let method =
             members["method"].flatMap {
-                reader.choice($0, at: path.member("method"), of: ["POST", "PUT", "PATCH", "GET"])
+                reader.choice($0, at: path.member("method"), of: ["POST", "PUT", "PATCH"])
             } ?? "POST"
         var headers: [(String, String)] = []
         if let raw = members["headers"], let object = headerObject(raw, at: path.member("headers"), reader: &reader) {
             for (name, value) in object.sorted(by: { $0.key < $1.key }) {
                 if let text = reader.string(value, at: path.member("headers").member(name)) {
-                    if name.isEmpty || name.contains(where: { $0 == ":" || $0.isWhitespace || $0.isNewline })
-                        || text.contains(where: \.isNewline)
+                    if !isToken(name) {
+                        reader.report(
+                            path.member("headers").member(name),
+                            "not a header name (RFC 9110: letters, digits and !#$%&'*+-.^_`|~)")
+                    } else if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F })
                     {
-                        reader.report(path.member("headers").member(name), "not a valid header name and value")
+                        reader.report(path.member("headers").member(name), "a header value holds no control character")
                     } else {
                         headers.append((name, text))
                     }
@@ -154,6 +170,28 @@ struct ConformanceConfig: Sendable {
         return Endpoint(url: url, method: method, headers: headers, body: body, accepted: accepted)
     }
 
+    /// The web path's start URL and acceptance.
+    private static func webPath(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader) -> Web? {
+        guard let members = reader.object(value, at: path, allowed: ["start", "accepted"]) else { return nil }
+        let start = reader.required(members, "start", at: path).flatMap { reader.string($0, at: path.member("start")) }
+        if let start, let problem = HTTPURLCheck.problem(start) { reader.report(path.member("start"), problem) }
+        let accepted = members["accepted"].flatMap { acceptance($0, at: path.member("accepted"), reader: &reader) }
+        return start.map { Web(start: $0, accepted: accepted) }
+    }
+
+    /// Whether `name` is an HTTP token (a header name).
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
+            }
+    }
+
     /// The headers' object, any names.
     private static func headerObject(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader)
         -> [String: JSONValue]?
@@ -174,7 +212,7 @@ struct ConformanceConfig: Sendable {
         if let raw = members["status"] {
             let status: String? =
                 switch raw {
-                case .number(let number) where number == number.rounded(): String(Int(number))
+                case .number(let number): Int(exactly: number).map(String.init) ?? String(number)
                 default: reader.string(raw, at: path.member("status"))
                 }
             if let status {
@@ -187,10 +225,8 @@ struct ConformanceConfig: Sendable {
         }
         acceptance.bodyContains = members["bodyContains"].flatMap { reader.string($0, at: path.member("bodyContains")) }
         acceptance.cookie = members["cookie"].flatMap { reader.string($0, at: path.member("cookie")) }
-        if members["finalUrlContains"] != nil {
-            reader.report(
-                path.member("finalUrlContains"),
-                "a final URL is read on the web path, which this version does not drive yet")
+        acceptance.finalUrlContains = members["finalUrlContains"].flatMap {
+            reader.string($0, at: path.member("finalUrlContains"))
         }
         if let pointer = members["userPointer"].flatMap({ reader.string($0, at: path.member("userPointer")) }) {
             if pointer.isEmpty || pointer.hasPrefix("/") {

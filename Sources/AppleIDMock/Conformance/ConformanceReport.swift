@@ -121,24 +121,13 @@ struct ConformanceReport: Encodable, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `text` escaped for XML text and attributes.
+    /// `text` escaped for XML text and attributes (as for HTML; XML 1.0 has no place for control
+    /// characters but tab and line breaks, so those become spaces).
     static func xml(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            default:
-                if let ascii = character.asciiValue, ascii < 0x20, ascii != 0x09, ascii != 0x0A, ascii != 0x0D {
-                    escaped += " "
-                } else {
-                    escaped.append(character)
-                }
-            }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(scalar.value < 0x20 && ![0x09, 0x0A, 0x0D].contains(scalar.value) ? " " : scalar)
         }
-        return escaped
+        return String(scalars).htmlEscaped
     }
 }

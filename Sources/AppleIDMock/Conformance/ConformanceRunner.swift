@@ -27,7 +27,7 @@ struct ConformanceRunner: Sendable {
     static let maximumAnswer = 1 << 20
 
     /// One HTTP client for every run: no redirect is followed (the answer is the backend's own).
-    private static let client: HTTPClient = {
+    static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false

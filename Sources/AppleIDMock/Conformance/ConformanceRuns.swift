@@ -27,12 +27,15 @@ final class ConformanceRuns: Sendable {
             }
             runs.append(run)
             let finished = runs.filter(\.isFinished)
-            if finished.count > Self.kept, let oldest = finished.first {
+            for oldest in finished.prefix(max(0, finished.count - Self.kept)) {
                 runs.removeAll { $0 === oldest }
             }
         }
         queue.continuation.yield(run)
     }
+
+    /// Whether another run may start now.
+    var hasRoom: Bool { runs.withLock { runs in runs.filter { !$0.isFinished }.count < Self.limit } }
 
     /// The run `id`, if it is kept.
     func run(_ id: String) -> ConformanceRun? {

@@ -53,8 +53,8 @@ struct ConformanceSession {
     /// Every path, calibrated first, then each case in turn.
     mutating func drive() async throws {
         for path in ConformancePath.allCases {
-            guard let endpoint = endpoint(path) else { continue }
-            let baseline = try await send(.okBaseline, variant: "", on: path, endpoint)
+            guard let target = target(path) else { continue }
+            let baseline = try await send(.okBaseline, variant: "", on: path, target)
             run.record(baseline)
             guard baseline.verdict == .pass else {
                 for (testCase, variant) in plan(path) {
@@ -65,7 +65,7 @@ struct ConformanceSession {
                 }
                 continue
             }
-            try await sendPlan(path, endpoint)
+            try await sendPlan(path, target)
         }
     }
 
@@ -78,7 +78,7 @@ struct ConformanceSession {
         }
     }
 
-    private mutating func sendPlan(_ path: ConformancePath, _ endpoint: ConformanceConfig.Endpoint) async throws {
+    private mutating func sendPlan(_ path: ConformancePath, _ target: Target) async throws {
         var locked = false
         var skipped = Set<ConformanceCase>()
         for (testCase, variant) in plan(path) {
@@ -102,23 +102,23 @@ struct ConformanceSession {
                 let rotated = active.keys.entries.first { $0.entry.kid == kid }?.key
                 keys = try await Self.keys(of: state, strangerJWKS: keys.strangerJWKS, rotated: rotated)
             }
-            pending.append(try await send(testCase, variant: variant, on: path, endpoint))
+            pending.append(try await send(testCase, variant: variant, on: path, target))
             sentSinceCheck += 1
             if sentSinceCheck >= ConformanceRunner.recheckEvery {
-                locked = try await !stillAccepts(path, endpoint)
+                locked = try await !stillAccepts(path, target)
             }
         }
-        if !locked, sentSinceCheck > 0 { _ = try await stillAccepts(path, endpoint) }
+        if !locked, sentSinceCheck > 0 { _ = try await stillAccepts(path, target) }
         for result in pending { run.record(result) }
         pending = []
     }
 
     /// Re-sends the valid credential; records the results since the last check, as they are when it
     /// signs in, and with their refusals made `INCONCLUSIVE` when it does not.
-    private mutating func stillAccepts(_ path: ConformancePath, _ endpoint: ConformanceConfig.Endpoint) async throws
+    private mutating func stillAccepts(_ path: ConformancePath, _ target: Target) async throws
         -> Bool
     {
-        let check = try await send(.okBaseline, variant: "", on: path, endpoint)
+        let check = try await send(.okBaseline, variant: "", on: path, target)
         let accepted = check.verdict == .pass
         for var result in pending {
             if !accepted, result.observed == "rejected" {
@@ -142,7 +142,8 @@ struct ConformanceSession {
         case .okSecondClient where config.otherClientIds.isEmpty:
             return "the config names no otherClientIds"
         case .nonceWrong, .nonceAbsentSupported, .nonceSchemeConfusion:
-            return config.nonce == .none ? "the config says the app sends no nonce (nonce: none)" : nil
+            return path == .native && config.nonce == .none
+                ? "the config says the app sends no nonce (nonce: none)" : nil
         case .okNativeHashedNonce:
             return config.nonce == .sha256Hex ? nil : "the config says the app does not hash its nonce"
         case .okKidNotFirst, .kidAbsentMulti:
@@ -153,35 +154,138 @@ struct ConformanceSession {
         }
     }
 
-    private func endpoint(_ path: ConformancePath) -> ConformanceConfig.Endpoint? {
+    /// Where a path's credential goes: a request the config templates, or the browser's sign-in.
+    enum Target {
+        case request(ConformanceConfig.Endpoint)
+        case browser(ConformanceConfig.Web)
+
+        var accepted: ConformanceConfig.Acceptance? {
+            switch self {
+            case .request(let endpoint): endpoint.accepted
+            case .browser(let web): web.accepted
+            }
+        }
+    }
+
+    private func target(_ path: ConformancePath) -> Target? {
         switch path {
-        case .native: config.native
-        case .exchange: config.exchange
+        case .native: config.native.map(Target.request)
+        case .exchange: config.exchange.map(Target.request)
+        case .web: config.web.map(Target.browser)
         }
     }
 
     /// Makes the case's credential, sends it, reads the answer and what the backend did meanwhile.
     private mutating func send(
-        _ testCase: ConformanceCase, variant: String, on path: ConformancePath, _ endpoint: ConformanceConfig.Endpoint
+        _ testCase: ConformanceCase, variant: String, on path: ConformancePath, _ target: Target
     ) async throws -> ConformanceReport.CaseResult {
-        let credential = try await credential(testCase, variant: variant, on: path)
-        defer { if path == .exchange { runner.arms.disarm(credential.code) } }
-        var (sent, received, answer) = await runner.send(endpoint, values: credential.values)
-        if testCase == .tokenReplay, answer != nil {
+        var sent: ConformanceReport.SentRequest?
+        var received: ConformanceReport.Received
+        var answer: ConformanceAcceptance.Answer?
+        var subs: (token: String?, claimed: String?) = (nil, nil)
+        switch target {
+        case .request(let endpoint):
+            let credential = try await credential(testCase, variant: variant, on: path)
+            defer { if path == .exchange { runner.arms.disarm(credential.code) } }
             (sent, received, answer) = await runner.send(endpoint, values: credential.values)
+            if testCase == .tokenReplay, answer != nil {
+                (sent, received, answer) = await runner.send(endpoint, values: credential.values)
+            }
+            subs = (credential.tokenSub, credential.claimedSub)
+        case .browser(let web):
+            (sent, received, answer) = await signIn(testCase, variant: variant, from: web.start)
         }
-        let acceptance = endpoint.accepted ?? config.accepted
         let seen = ConformanceJudge.Seen(
-            reading: answer.map { ConformanceAcceptance.read($0, by: acceptance) }, error: received.error,
-            tokenSub: credential.tokenSub, claimedSub: credential.claimedSub)
+            reading: answer.map { ConformanceAcceptance.read($0, by: target.accepted ?? config.accepted) },
+            error: received.error, tokenSub: subs.token, claimedSub: subs.claimed)
         let (verdict, observed, note) = ConformanceJudge.verdict(
             testCase, on: path, seen, knownFindings: config.knownFindings)
         var result = result(testCase, variant, path, verdict, observed: observed, note: note)
         result.request = sent
         result.response = received
-        result.curl = ConformanceRunner.curl(sent)
+        result.curl = sent.map(ConformanceRunner.curl)
         result.journal = await journalSinceLastCase()
         return result
+    }
+
+    /// The web path: the backend's sign-in started, answered with the case's callback (its
+    /// id_token, and the same in the token response of its code), and its redirects followed.
+    private func signIn(_ testCase: ConformanceCase, variant: String, from start: String) async -> (
+        ConformanceReport.SentRequest?, ConformanceReport.Received, ConformanceAcceptance.Answer?
+    ) {
+        var browser = ConformanceBrowser(client: ConformanceRunner.client)
+        var armed: String?
+        defer { if let armed { runner.arms.disarm(armed) } }
+        do {
+            let ask = try await browser.start(start)
+            let active = try await state.current()
+            let world = active.world
+            guard let client = world.clients[ask.clientId], let user = world.users[config.user] else {
+                throw ConformanceBrowserError(
+                    "the sign-in asks for client_id \(ask.clientId), which the run's scenario does not have")
+            }
+            let nonce = ask.nonce
+            let scopes = ask.scopes.filter { ["name", "email"].contains($0) }
+            let outcome = try await CodeIssuance.issue(
+                .init(
+                    userKey: user.key, client: client, scopes: scopes, hidesEmail: user.hideEmail,
+                    redirectUri: ask.redirectUri, nonce: nonce),
+                state: state, active: active)
+            // Web nonces travel as they are.
+            let context = tokenContext(active, rawNonce: nonce, scheme: .raw)
+            var fields = [("code", outcome.code)]
+            if ask.wantsIdToken {
+                let issued = try outcome.identityToken(
+                    client: client, nonce: nonce, source: .authorize(code: outcome.code), active: active)
+                guard case .object(let claims) = try JSONValue.parse(try TokenMinter.encode(issued.claims)) else {
+                    throw ConformanceBrowserError("the issued claims are not an object")
+                }
+                fields.append(
+                    (
+                        "id_token",
+                        try ConformanceTokens.token(
+                            testCase, variant: variant, issued: claims, keys: keys, context: context)
+                    ))
+            }
+            let state =
+                testCase == .stateBad && variant == "forged" ? "forged-" + Self.randomNonce().prefix(16) : ask.state
+            if let state { fields.append(("state", String(state))) }
+            if outcome.isFirst, !outcome.consent.scopes.isEmpty {
+                let identity = outcome.world.emailIdentity(of: user, consent: outcome.consent, teamId: client.teamId)
+                let first = FirstAuthorizationUser(
+                    name: outcome.consent.scopes.contains("name") ? user.name : nil, email: identity?.email)
+                fields.append(("user", first.jsonText))
+            }
+            // The token response carries the same defect (the front channel's c_hash and state aside).
+            if ![.stateBad, .cHashBad].contains(testCase) {
+                runner.arms.arm(outcome.code, .init(testCase: testCase, variant: variant, keys: keys, context: context))
+                armed = outcome.code
+            }
+            let origins: Set = [ConformanceBrowser.origin(of: start), ConformanceBrowser.origin(of: ask.redirectUri)]
+            if testCase == .stateBad, variant == "other-browser" {
+                // Login CSRF: this sign-in's code and state, posted in a victim's browser that
+                // started a sign-in of its own.
+                var victim = ConformanceBrowser(client: ConformanceRunner.client)
+                _ = try await victim.start(start)
+                browser = victim
+            }
+            let (sent, last) = try await browser.answer(ask, fields: fields, within: origins)
+            let answer = ConformanceAcceptance.Answer(
+                status: last.status, headers: last.headers, body: last.body, finalURL: last.url,
+                cookiesSet: browser.cookiesSet)
+            return (sent, .init(status: last.status, body: String(last.body.prefix(2_000))), answer)
+        } catch {
+            return (nil, .init(error: "\(error)"), nil)
+        }
+    }
+
+    /// What a case's token depends on besides its claims, at `active`'s instant.
+    private func tokenContext(_ active: ActiveScenario, rawNonce: String?, scheme: ConformanceConfig.NonceScheme)
+        -> ConformanceTokens.Context
+    {
+        ConformanceTokens.Context(
+            now: Int(active.now.timeIntervalSince1970), lifetime: active.world.settings.idTokenLifetimeSeconds,
+            siblingClient: sibling ?? "com.attacker.app", rawNonce: rawNonce, nonceScheme: scheme)
     }
 
     /// A result without a request.
@@ -226,10 +330,7 @@ struct ConformanceSession {
                 userKey: user.key, client: client, scopes: ["name", "email"], hidesEmail: user.hideEmail,
                 redirectUri: nil, nonce: tokenNonce),
             state: state, active: active)
-        let context = ConformanceTokens.Context(
-            now: Int(active.now.timeIntervalSince1970), lifetime: world.settings.idTokenLifetimeSeconds,
-            siblingClient: sibling ?? "com.attacker.app", rawNonce: rawNonce,
-            nonceScheme: config.nonce)
+        let context = tokenContext(active, rawNonce: rawNonce, scheme: config.nonce)
         let sub = world.subject(of: user, teamId: client.teamId)
         var values: [String: String] = ["authorizationCode": outcome.code, "userIdentifier": sub]
         if let rawNonce { values["rawNonce"] = rawNonce }
@@ -255,7 +356,7 @@ struct ConformanceSession {
             }
             values["identityToken"] = try ConformanceTokens.token(
                 testCase, variant: variant, issued: claims, keys: keys, context: context)
-        case .exchange:
+        case .exchange, .web:
             runner.arms.arm(outcome.code, .init(testCase: testCase, variant: variant, keys: keys, context: context))
         }
         return Credential(values: values, code: outcome.code, tokenSub: sub, claimedSub: claimedSub)

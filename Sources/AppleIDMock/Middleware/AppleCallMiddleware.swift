@@ -110,7 +110,9 @@ struct AppleCallMiddleware: RouterMiddleware {
             } catch {
                 // The rules could not be read: the call is answered without them.
             }
-            fault.decided = true
+            // Decided once a step counted the call against the rules (one names this endpoint): a
+            // run answered on a record without them decides again when it runs again.
+            fault.decided = active.control.faults.contains { $0.endpoint == endpoint }
         }
         do {
             let response = try await answer(request, context: context, fault: &fault, draft: draft, next: next)

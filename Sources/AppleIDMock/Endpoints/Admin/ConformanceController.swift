@@ -25,7 +25,7 @@ struct ConformanceController: Sendable {
             var reader = JSONReader()
             var wait = WaitingRead()
             for (key, value) in request.uri.queryParameters {
-                if !wait.read(key, String(value), into: &reader) {
+                if key != "waitSeconds" || !wait.read(key, String(value), into: &reader) {
                     reader.report(.query(String(key)), "unknown parameter; known: waitSeconds")
                 }
             }
@@ -82,6 +82,11 @@ struct ConformanceController: Sendable {
         let config = ConformanceConfig.read(try await AdminBody.json(request), reader: &reader)
         try reader.refuseBodyIfInvalid()
         guard let config else { throw ControlRefusal.invalidBody("expected the run's config", at: "$") }
+        guard runs.hasRoom else {
+            throw ControlRefusal.limitReached(
+                "\(ConformanceRuns.limit) conformance runs are under way; wait for one to finish",
+                limit: ConformanceRuns.limit)
+        }
         let id = Data(SymmetricKey(size: SymmetricKeySize(bitCount: 64)).withUnsafeBytes { Array($0) }).lowercaseHex
         let namespace = "conformance-\(id)"
         let state = try await namespaces.state(for: namespace)
@@ -93,7 +98,12 @@ struct ConformanceController: Sendable {
         }
         let run = ConformanceRun(
             id: id, config: config, namespace: namespace, baseURL: address.baseURL(for: request), startedAt: Date())
-        try runs.start(run)
+        do {
+            try runs.start(run)
+        } catch {
+            _ = try? await namespaces.delete(namespace)
+            throw error
+        }
         /// The answer.
         struct Started: Encodable {
             var id: String

@@ -29,13 +29,15 @@ struct WaitingRead: Sendable {
     mutating func read(_ key: Substring, _ value: String, into reader: inout JSONReader) -> Bool {
         switch key {
         case "waitSeconds":
-            if let number = Double(value), number.isFinite, (0...Self.maximumSeconds).contains(number) {
+            if Self.isPlainDecimal(value, fraction: true), let number = Double(value),
+                (0...Self.maximumSeconds).contains(number)
+            {
                 seconds = number
             } else {
                 reader.report(.query("waitSeconds"), "expected a number of seconds in 0...60")
             }
         case "minCount":
-            if let number = Int(value), (1...100_000).contains(number) {
+            if Self.isPlainDecimal(value, fraction: false), let number = Int(value), (1...100_000).contains(number) {
                 minCount = number
             } else {
                 reader.report(.query("minCount"), "expected a whole number in 1...100000")
@@ -43,6 +45,17 @@ struct WaitingRead: Sendable {
         default: return false
         }
         return true
+    }
+
+    /// Whether `text` is a plain decimal number: digits without a sign or a leading zero (`0` alone
+    /// aside), and with `fraction` a point and digits after them; never `0x10`, `+1`, `03` or `1e3`.
+    static func isPlainDecimal(_ text: String, fraction: Bool) -> Bool {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.utf8.allSatisfy({ (48...57).contains($0) }),
+            whole == "0" || !whole.hasPrefix("0")
+        else { return false }
+        guard parts.count == 2 else { return true }
+        return fraction && !parts[1].isEmpty && parts[1].utf8.allSatisfy { (48...57).contains($0) }
     }
 
     /// Reads `waitSeconds` from a JSON body member.

@@ -46,7 +46,8 @@ struct ConformanceRulesTests {
                 "cases": .array([.number(3)]),
                 "native": .object(["url": .string("ftp://x"), "body": .string("{{identityTokn}}")]),
                 "exchange": .object(["url": .string("http://127.0.0.1:1/code"), "body": .string("{}")]),
-                "web": .object(["start": .string("http://127.0.0.1:3000/start")]),
+                "web": .object(["start": .string("javascript:alert(1)"), "accepted": .object(["finalUrlContains": .number(1)])]),
+                "notifications": .object(["url": .string("http://127.0.0.1:3000/notify")]),
                 "accepted": .object(["status": .string("2x"), "userPointer": .string("sub")]),
                 "nonce": .string("md5"),
                 "extra": .bool(true),
@@ -58,7 +59,9 @@ struct ConformanceRulesTests {
         #expect(text.contains("$.native.body: unknown placeholder {{identityTokn}}"))
         #expect(text.contains("$.native.url"))
         #expect(text.contains("$.exchange.body: the template must send {{authorizationCode}}"))
-        #expect(text.contains("$.web: the web path is not driven"))
+        #expect(text.contains("$.web.start"))
+        #expect(text.contains("$.web.accepted.finalUrlContains: expected a string"))
+        #expect(text.contains("$.notifications: the notifications path is not driven"))
         #expect(text.contains("$.accepted.status"))
         #expect(text.contains("$.accepted.userPointer: a JSON pointer begins with /"))
         #expect(text.contains("$.nonce"))

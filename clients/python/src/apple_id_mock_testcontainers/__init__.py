@@ -3,6 +3,21 @@ for ``/health``, mints client secrets inside the container, and drives the contr
 (``ControlPlane`` does the same for a server you started yourself)."""
 
 from .container import AppleIDMockContainer
-from .control_plane import ControlPlane, ControlPlaneError, Namespace, describe_verification
+from .control_plane import (
+    ConformanceFailed,
+    ControlPlane,
+    ControlPlaneError,
+    Namespace,
+    assert_conformant,
+    describe_verification,
+)
 
-__all__ = ["AppleIDMockContainer", "ControlPlane", "ControlPlaneError", "Namespace", "describe_verification"]
+__all__ = [
+    "AppleIDMockContainer",
+    "ConformanceFailed",
+    "ControlPlane",
+    "ControlPlaneError",
+    "Namespace",
+    "assert_conformant",
+    "describe_verification",
+]

@@ -5,6 +5,7 @@ test), and namespaces (many isolated worlds on one server)."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional, Union
@@ -110,7 +111,60 @@ class JournalAssertions:
         return answer["notifications"]
 
 
-class ControlPlaneCalls(JournalAssertions):
+class ConformanceFailed(AssertionError):
+    """A backend conformance run found cases a CI job fails on (``FAIL`` or ``INCONCLUSIVE``);
+    ``report`` is the run's report and ``failing`` those cases."""
+
+    def __init__(self, report: dict, failing: list):
+        lines = [f"backend conformance run {report.get('id')}: {len(failing)} case(s) failed"]
+        if report.get("error"):
+            lines.append(f"  the run stopped: {report['error']}")
+        for case in failing:
+            variant = f" [{case['variant']}]" if case.get("variant") else ""
+            lines.append(f"  {case['verdict']} {case['path']} {case['id']}{variant}: {case['note']}")
+        super().__init__("\n".join(lines))
+        self.report = report
+        self.failing = failing
+
+
+def assert_conformant(report: dict) -> dict:
+    """Raises ``ConformanceFailed`` naming every ``FAIL`` and ``INCONCLUSIVE`` case of ``report`` (a
+    run that stopped with an error fails too); returns the report otherwise."""
+    failing = [case for case in report.get("cases", []) if case["verdict"] in ("FAIL", "INCONCLUSIVE")]
+    if failing or report.get("error"):
+        raise ConformanceFailed(report, failing)
+    return report
+
+
+class ConformanceRuns:
+    """Backend conformance runs: the mock attacks your backend's own sign-in endpoints with every
+    defective Apple credential and reports what it wrongly accepted (docs/backend-conformance.md).
+    Needs ``admin(method, path, json_body=…, params=…)``."""
+
+    def admin(self, method: str, path: str, *, json_body: Any = None, params: Optional[dict] = None) -> Any:
+        raise NotImplementedError
+
+    def conformance(self, config: dict, timeout: float = 300.0) -> dict:
+        """Runs ``config`` (the run's config: clientId, native / exchange / web, accepted, …) to its
+        end and returns the report (``summary``, ``cases`` with each verdict); raises ``TimeoutError``
+        if it has not finished within ``timeout`` seconds. Check it with ``assert_conformant``."""
+        started = self.admin("POST", "conformance/runs", json_body=config)
+        deadline = time.monotonic() + timeout
+        while True:
+            wait = max(0.0, min(MAX_WAIT_SECONDS, deadline - time.monotonic()))
+            report = self.admin("GET", f"conformance/runs/{started['id']}", params={"waitSeconds": round(wait, 3)})
+            if report["state"] == "finished":
+                return report
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"conformance run {started['id']} still running after {timeout} s")
+
+    def assert_conformant(self, config: dict, timeout: float = 300.0) -> dict:
+        """Runs ``config`` and raises ``ConformanceFailed`` naming each failing case; returns the
+        report when nothing failed."""
+        return assert_conformant(self.conformance(config, timeout=timeout))
+
+
+class ControlPlaneCalls(JournalAssertions, ConformanceRuns):
     """The control-plane calls a test needs most, on top of ``admin(method, path, json_body=…,
     params=…)``, and ``namespace()``, which also needs ``_namespace_root()``."""
 

@@ -1,0 +1,129 @@
+"""Helpers of test_conformance_run.py: one mock for the module, backend.py per BUG, and a
+conformance run started and awaited through the mock's control plane."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "Tests"))
+from pyharness import MockServer, free_port, patient, wait_until  # noqa: E402
+
+RUNS = "/__admin/conformance/runs"
+
+# Started by the Swift suite (Foundation's Process), python3 inherits a signal mask with SIGTERM
+# blocked, and every process it starts would too: `terminate()` would then do nothing, and each
+# stop (the mock's, each backend's) would wait out its timeout before killing. Unblock them here, in
+# the main thread that starts every child, before anything is started.
+if hasattr(signal, "pthread_sigmask"):
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
+class ConformanceBackend:
+    """backend.py as a subprocess on a port of its own, talking to the mock's unprefixed URLs (a
+    run's codes carry its namespace, and the unprefixed JWKS publishes every namespace's keys)."""
+
+    def __init__(self, mock_url, bug="", **env):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tempfile.NamedTemporaryFile(prefix="backend-", suffix=".log", delete=False)
+        environment = {**os.environ, "MOCK_URL": mock_url, "PORT": str(self.port), "BUG": bug,
+                       "JWKS_MIN_INTERVAL": "0.2", **env}
+        self.process = subprocess.Popen([sys.executable, str(HERE / "backend.py")], env=environment,
+                                        stdout=self.log, stderr=subprocess.STDOUT)
+        if not wait_until(lambda: "backend listening on" in self.text or self.process.poll() is not None, 15) \
+                or self.process.poll() is not None:
+            raise RuntimeError(f"the backend did not start (exit {self.process.returncode}):\n" + self.text)
+
+    @property
+    def text(self):
+        return Path(self.log.name).read_text()
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=patient(10))
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+        os.unlink(self.log.name)
+
+
+def run_config(port, **overrides):
+    """The run's config for a backend on `port` (the brief's, verbatim), with `overrides`."""
+    base = f"http://127.0.0.1:{port}"
+    config = {
+        "clientId": "com.example.app", "otherClientIds": ["com.example.web"], "user": "sam",
+        "native": {
+            "url": f"{base}/api/auth/apple/native",
+            "body": '{"identityToken": "{{identityToken}}", "rawNonce": "{{rawNonce}}", '
+                    '"userIdentifier": "{{userIdentifier}}", "user": {{user}}}',
+        },
+        "exchange": {"url": f"{base}/api/auth/apple/code",
+                     "body": '{"authorizationCode": "{{authorizationCode}}"}'},
+        "nonce": "sha256-hex", "accepted": {"status": "2xx", "userPointer": "/sub"},
+    }
+    config.update(overrides)
+    return config
+
+
+def run_report(mock, config, seconds=240):
+    """Starts a run with `config`, waits for its report (`waitSeconds`, asked again until a deadline
+    of `seconds` nominal seconds) and returns (report, elapsed seconds)."""
+    started = time.monotonic()
+    answer = mock.call("POST", RUNS, config)
+    assert answer.status == 201, answer
+    run_id = answer.json["id"]
+    end = time.monotonic() + patient(seconds)
+    while True:
+        report = mock.admin("GET", f"{RUNS}/{run_id}?waitSeconds=60", timeout=80)
+        if report["state"] == "finished" or time.monotonic() > end:
+            break
+    assert report["state"] == "finished", json.dumps(report["summary"])
+    return report, time.monotonic() - started
+
+
+def by_verdict(report, verdict):
+    """The (path, case id) pairs with `verdict` (variants folded)."""
+    return {(case["path"], case["id"]) for case in report["cases"] if case["verdict"] == verdict}
+
+
+def describe(report, verdicts=("FAIL", "INCONCLUSIVE", "WARNING", "INFO", "ACCEPTED_RISK")):
+    """The report's non-passing cases, one line each, for an assertion message."""
+    lines = [f"summary {report['summary']} error {report.get('error')}"]
+    for case in report["cases"]:
+        if case["verdict"] in verdicts:
+            response = case.get("response") or {}
+            lines.append(f"{case['verdict']:13} {case['path']:8} {case['id']}[{case.get('variant') or ''}] "
+                         f"{case['observed']}: {case['note']} -> {response.get('status')} "
+                         f"{(response.get('body') or response.get('error') or '')[:200]}")
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def conformance_mock():
+    server = MockServer("--scenarios-dir", "scenarios", "--keys-dir", "keys")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def conformance_backend(conformance_mock):
+    started = []
+
+    def start(bug="", **env):
+        started.append(ConformanceBackend(conformance_mock.url, bug, **env))
+        return started[-1]
+
+    yield start
+    for backend in started:
+        backend.stop()

@@ -29,14 +29,17 @@ if hasattr(signal, "pthread_sigmask"):
 
 class ConformanceBackend:
     """backend.py as a subprocess on a port of its own, talking to the mock's unprefixed URLs (a
-    run's codes carry its namespace, and the unprefixed JWKS publishes every namespace's keys)."""
+    run's codes carry its namespace, and the unprefixed JWKS publishes every namespace's keys).
+
+    The port is chosen before the backend starts (not PORT=0): the web flow needs the backend to know
+    its own callback, `REDIRECT_URI`, which it sends to the authorize URL and to the token endpoint."""
 
     def __init__(self, mock_url, bug="", **env):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.NamedTemporaryFile(prefix="backend-", suffix=".log", delete=False)
         environment = {**os.environ, "MOCK_URL": mock_url, "PORT": str(self.port), "BUG": bug,
-                       "JWKS_MIN_INTERVAL": "0.2", **env}
+                       "REDIRECT_URI": f"{self.url}/auth/apple/callback", "JWKS_MIN_INTERVAL": "0.2", **env}
         self.process = subprocess.Popen([sys.executable, str(HERE / "backend.py")], env=environment,
                                         stdout=self.log, stderr=subprocess.STDOUT)
         if not wait_until(lambda: "backend listening on" in self.text or self.process.poll() is not None, 15) \
@@ -59,7 +62,9 @@ class ConformanceBackend:
 
 
 def run_config(port, **overrides):
-    """The run's config for a backend on `port` (the brief's, verbatim), with `overrides`."""
+    """The run's config for a backend on `port` (the brief's, verbatim, and the web path: the mock,
+    as the browser, starts at the backend's start URL, follows it to the authorize URL, posts the
+    form_post to the backend's callback and follows its redirects to /welcome), with `overrides`."""
     base = f"http://127.0.0.1:{port}"
     config = {
         "clientId": "com.example.app", "otherClientIds": ["com.example.web"], "user": "sam",
@@ -70,6 +75,8 @@ def run_config(port, **overrides):
         },
         "exchange": {"url": f"{base}/api/auth/apple/code",
                      "body": '{"authorizationCode": "{{authorizationCode}}"}'},
+        "web": {"start": f"{base}/login/apple/start",
+                "accepted": {"status": "2xx", "finalUrlContains": "/welcome"}},
         "nonce": "sha256-hex", "accepted": {"status": "2xx", "userPointer": "/sub"},
     }
     config.update(overrides)

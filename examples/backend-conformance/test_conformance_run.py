@@ -1,11 +1,12 @@
 """Backend conformance runs (`POST /__admin/conformance/runs`) against backend.py: the correct backend
 gets no FAIL and no INCONCLUSIVE, and each planted BUG is found by exactly its cases.
 
-One mock for the module (conftest.py); per test, backend.py on a port of its own with
-JWKS_MIN_INTERVAL=0.2, talking to the mock's unprefixed URLs: a run works in a namespace of its own
-(`conformance-<id>`), its codes carry that namespace wherever they are exchanged, and the unprefixed
-JWKS publishes every namespace's keys. The default namespace's JWKS order is made `stable` so that
-what a BUG=keys-first backend takes as "the first key" is the same on every run.
+One mock for the module (conftest.py); per test, backend.py on a port chosen in advance (its
+REDIRECT_URI is its own callback) with JWKS_MIN_INTERVAL=0.2, talking to the mock's unprefixed URLs: a
+run works in a namespace of its own (`conformance-<id>`), its codes carry that namespace wherever they
+are exchanged, and the unprefixed JWKS publishes every namespace's keys. The default namespace's JWKS
+order is made `stable` so that what a BUG=keys-first backend takes as "the first key" is the same on
+every run. The run drives three paths: native, exchange and web (the mock as the browser).
 
 Run: `python3 -m pytest examples/backend-conformance/test_conformance_run.py -q -s` (prints timings).
 """
@@ -14,7 +15,8 @@ import pytest
 
 from conftest import by_verdict, describe, free_port, run_config, run_report
 
-BOTH = ("native", "exchange")
+PATHS = ("native", "exchange", "web")
+NATIVE_WEB = ("native", "web")
 
 
 def on(paths, *ids):
@@ -22,67 +24,43 @@ def on(paths, *ids):
 
 
 # The (path, case id) pairs a run grades FAIL for each BUG (variants folded), from the bug's semantics
-# and confirmed by running. The native-only cases (nonce-*, ok-second-client, sub-not-bound, ...) are
-# never sent on the exchange path.
+# and confirmed by running. Native-only cases (ok-second-client, sub-not-bound, nonce-absent-unsupported,
+# ...) are never sent on the other paths; nonce-wrong and nonce-absent-supported are native and web;
+# xch-error is exchange and web; state-bad and chash-bad are web only.
 EXPECTED_FAILS = {
     "": set(),
     # aud never read: another app's token passes. aud-missing and aud-extra-member are "should"
     # cases: they show as WARNING, not FAIL.
-    "no-aud": on(BOTH, "aud-other-client"),
+    "no-aud": on(PATHS, "aud-other-client"),
     # HS256 keyed with the SPKI PEM (only that variant: pkcs1-pem and der do not match the bug's key
     # text), and PS256/RS512 verified with Apple's key; `none` is still refused.
-    "alg-from-header": on(BOTH, "alg-hs256-pubkey", "alg-other-asym"),
+    "alg-from-header": on(PATHS, "alg-hs256-pubkey", "alg-other-asym"),
     # The signature never checked: every signing defect passes. On the exchange path a bad signature
-    # is a "should" (the code came over TLS), graded WARNING; kid-absent-multi is a WARNING too.
-    "no-verify": on(BOTH, "sig-missing", "alg-none", "alg-hs256-pubkey", "alg-other-asym", "key-untrusted-same-kid",
-                    "key-header-injection", "kid-unknown") | {("native", "sig-bad")},
+    # is a "should" (the code came over TLS), graded WARNING; on the web path the defect is in the
+    # form-posted id_token too (the front channel), so sig-bad is a FAIL there. kid-absent-multi is a
+    # WARNING everywhere.
+    "no-verify": on(PATHS, "sig-missing", "alg-none", "alg-hs256-pubkey", "alg-other-asym", "key-untrusted-same-kid",
+                    "key-header-injection", "kid-unknown") | on(NATIVE_WEB, "sig-bad"),
     # keys[0] whatever the kid: valid tokens signed by another published key (or a rotated one) are
-    # refused. A strict xfail for now: see MOCK_BUGS.
-    "keys-first": on(BOTH, "ok-kid-not-first", "ok-rotated-key"),
-    # The nonce never compared (native only). nonce-scheme-confusion is a policy: WARNING.
-    "no-nonce": {("native", "nonce-wrong"), ("native", "nonce-absent-supported")},
-    # The web path (where `state` lives) is not driven by runs: nothing to find.
-    "no-state": set(),
+    # refused.
+    "keys-first": on(PATHS, "ok-kid-not-first", "ok-rotated-key"),
+    # The nonce never compared (native and web). nonce-scheme-confusion is a policy: WARNING.
+    "no-nonce": on(NATIVE_WEB, "nonce-wrong", "nonce-absent-supported"),
+    # The callback finds the sign-in by the posted state, not the browser's cookie: a forged state
+    # still finds nothing (refused), but another browser's code and state posted in the victim's
+    # browser sign in (state-bad[other-browser]: login CSRF).
+    "no-state": {("web", "state-bad")},
     # A string email_verified refuses the login: Apple's "true" strings lock users out.
-    "strict-bools": on(BOTH, "ok-claims-as-strings"),
-    # The JWKS fetched once: a key rotated in during the run is never known. xfail: see MOCK_BUGS.
-    "keys-cached-forever": on(BOTH, "ok-rotated-key"),
+    "strict-bools": on(PATHS, "ok-claims-as-strings"),
+    # The JWKS fetched once: a key rotated in during the run is never known.
+    "keys-cached-forever": on(PATHS, "ok-rotated-key"),
 }
 
 # What the correct backend is graded other than PASS and SKIPPED: it signs in with the string
 # "false" as emailVerified: false, which the run cannot tell from trusting it (a "should": WARNING),
 # and it accepts a token without a nonce when the app posted none (older devices: INFO).
 CORRECT_NOTES = {("native", "bool-string-false", "WARNING"), ("exchange", "bool-string-false", "WARNING"),
-                 ("native", "nonce-absent-unsupported", "INFO")}
-
-# Bugs of the MOCK's run (not of the backend) that keep two planted bugs from being found by exactly
-# their cases; the tests of those bugs are strict xfails until the run is fixed.
-#
-# ok-rotated-key (the last case of a path) rotates the run's namespace key and the run keeps signing
-# with the rotated key afterwards: the lock-out recheck right after it signs the "valid credential"
-# with the rotated key, and the next path calibrates with it. A backend that does not know the rotated
-# key (keys-cached-forever, keys-first) refuses both, so the run (1) turns the native ok-rotated-key
-# FAIL, and the refusals sent since the previous recheck, into INCONCLUSIVE ("locked out?"), and
-# (2) FAILs the exchange path's ok-baseline and marks every other exchange case INCONCLUSIVE.
-MOCK_BUGS = {
-    # Observed: FAIL = {(native, ok-kid-not-first), (exchange, ok-baseline)} ("bad signature"); native
-    # ok-rotated-key INCONCLUSIVE; exchange ok-kid-not-first and ok-rotated-key never sent. (With the
-    # stable JWKS order the default namespace's first key has the same key pair as the run's signing
-    # key, as namespaces rename the bundled pairs, so calibration passes on the native path.)
-    "keys-first": "mock: after ok-rotated-key the run signs its recheck and the exchange path's calibration "
-                  "with the rotated key (native ok-rotated-key INCONCLUSIVE, exchange ok-baseline FAIL)",
-    # Observed: FAIL = {(exchange, ok-baseline)} ("no Apple key for this kid"); native ok-rotated-key,
-    # token-replay and nonce-scheme-confusion INCONCLUSIVE; the exchange path never sent.
-    "keys-cached-forever": "mock: after ok-rotated-key the run signs its recheck and the exchange path's "
-                           "calibration with the rotated key (native ok-rotated-key INCONCLUSIVE, exchange "
-                           "ok-baseline FAIL)",
-}
-# What each of those bugs is found by today, whatever the mock bug: the backend's mistake shows, and
-# only on cases about keys.
-FOUND_TODAY = {
-    "keys-first": ({("native", "ok-kid-not-first")}, {"ok-kid-not-first", "ok-rotated-key", "ok-baseline"}),
-    "keys-cached-forever": (set(), {"ok-rotated-key", "ok-baseline"}),
-}
+                 ("web", "bool-string-false", "WARNING"), ("native", "nonce-absent-unsupported", "INFO")}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -105,14 +83,15 @@ def test_correct_backend_is_clean(conformance_mock, conformance_backend):
         if case["verdict"] == "SKIPPED":
             assert case["note"].startswith("cannot arrive on the"), case
     ids = {(c["path"], c["id"]) for c in report["cases"] if c["verdict"] == "PASS"}
-    assert {("native", "ok-baseline"), ("exchange", "ok-baseline"), ("native", "ok-rotated-key"),
-            ("exchange", "ok-rotated-key"), ("native", "ok-kid-not-first"), ("exchange", "ok-kid-not-first")} <= ids
+    assert on(PATHS, "ok-baseline", "ok-rotated-key", "ok-kid-not-first") <= ids, describe(report)
+    # The web-only and web-and-exchange cases were sent on the web path and refused, both state-bad
+    # variants included.
+    assert on(["web"], "state-bad", "chash-bad", "xch-error", "nonce-wrong", "nonce-absent-supported") <= ids
+    assert {c["variant"] for c in report["cases"] if c["path"] == "web" and c["id"] == "state-bad"
+            and c["verdict"] == "PASS"} == {"forged", "other-browser"}, describe(report)
 
 
-@pytest.mark.parametrize("bug", [
-    pytest.param(bug, marks=pytest.mark.xfail(reason=MOCK_BUGS[bug], strict=True)) if bug in MOCK_BUGS else bug
-    for bug in sorted(b for b in EXPECTED_FAILS if b)
-])
+@pytest.mark.parametrize("bug", sorted(b for b in EXPECTED_FAILS if b))
 def test_each_bug_is_found_by_exactly_its_cases(conformance_mock, conformance_backend, bug):
     backend = conformance_backend(bug)
     report, elapsed = run_report(conformance_mock, run_config(backend.port))
@@ -120,16 +99,9 @@ def test_each_bug_is_found_by_exactly_its_cases(conformance_mock, conformance_ba
     assert not report.get("error"), describe(report)
     assert by_verdict(report, "FAIL") == EXPECTED_FAILS[bug], describe(report)
     assert by_verdict(report, "INCONCLUSIVE") == set(), describe(report)
-
-
-@pytest.mark.parametrize("bug", sorted(FOUND_TODAY))
-def test_key_bugs_are_found_today(conformance_mock, conformance_backend, bug):
-    """Not exactly by their cases (see MOCK_BUGS), but found, and only by cases about keys."""
-    backend = conformance_backend(bug)
-    report, _ = run_report(conformance_mock, run_config(backend.port))
-    fails = by_verdict(report, "FAIL")
-    must, allowed = FOUND_TODAY[bug]
-    assert fails and must <= fails and {case for _, case in fails} <= allowed, describe(report)
+    if bug == "no-state":  # a forged state finds no sign-in: only another browser's gets through
+        assert {c["variant"] for c in report["cases"] if c["verdict"] == "FAIL"} == {"other-browser"}, \
+            describe(report)
 
 
 def test_known_findings_are_accepted_risks(conformance_mock, conformance_backend):
@@ -137,7 +109,7 @@ def test_known_findings_are_accepted_risks(conformance_mock, conformance_backend
     report, _ = run_report(conformance_mock, run_config(backend.port, knownFindings=["aud-other-client"]))
     assert by_verdict(report, "FAIL") == set(), describe(report)
     assert by_verdict(report, "ACCEPTED_RISK") == EXPECTED_FAILS["no-aud"], describe(report)
-    assert report["summary"]["ACCEPTED_RISK"] == 2 and report["summary"]["FAIL"] == 0
+    assert report["summary"]["ACCEPTED_RISK"] == 3 and report["summary"]["FAIL"] == 0
 
 
 def test_a_closed_port_is_inconclusive(conformance_mock):
@@ -147,7 +119,7 @@ def test_a_closed_port_is_inconclusive(conformance_mock):
     assert report["cases"] and {c["verdict"] for c in report["cases"]} == {"INCONCLUSIVE"}, describe(report)
     sent = [c for c in report["cases"] if c.get("response")]
     # The calibration of each path is sent and gets no answer; every other case is not sent.
-    assert {(c["path"], c["id"]) for c in sent} == on(BOTH, "ok-baseline"), describe(report)
+    assert {(c["path"], c["id"]) for c in sent} == on(PATHS, "ok-baseline"), describe(report)
     for case in sent:
         assert case["response"].get("status") is None, case
         assert "refused" in case["response"]["error"].lower(), case

@@ -45,7 +45,10 @@ enum ConformanceAcceptance {
             let set = answer.cookiesSet + answer.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
             accepted = accepted && set.contains { $0.trimmingWhitespace().hasPrefix(cookie + "=") }
         }
-        if let needle = acceptance.finalUrlContains { accepted = accepted && (answer.finalURL ?? "").contains(needle) }
+        // Only the web path follows redirects to a final page; elsewhere there is no final URL to read.
+        if let needle = acceptance.finalUrlContains, let url = answer.finalURL {
+            accepted = accepted && url.contains(needle)
+        }
         var user: String?
         if let pointer = acceptance.userPointer {
             user = value(at: pointer, in: answer.body)

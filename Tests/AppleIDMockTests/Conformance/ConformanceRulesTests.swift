@@ -46,7 +46,9 @@ struct ConformanceRulesTests {
                 "cases": .array([.number(3)]),
                 "native": .object(["url": .string("ftp://x"), "body": .string("{{identityTokn}}")]),
                 "exchange": .object(["url": .string("http://127.0.0.1:1/code"), "body": .string("{}")]),
-                "web": .object(["start": .string("javascript:alert(1)"), "accepted": .object(["finalUrlContains": .number(1)])]),
+                "web": .object([
+                    "start": .string("javascript:alert(1)"), "accepted": .object(["finalUrlContains": .number(1)]),
+                ]),
                 "notifications": .object(["url": .string("http://127.0.0.1:3000/notify")]),
                 "accepted": .object(["status": .string("2x"), "userPointer": .string("sub")]),
                 "nonce": .string("md5"),

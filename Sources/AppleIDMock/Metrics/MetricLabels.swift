@@ -1,5 +1,7 @@
 /// A label value of the metrics, one case per value in the order the page lists them: a counter's
 /// or gauge's place in its table is its case's place (`position`), never a number kept by hand.
+/// Each type stores its `allCases` once (the synthesized one builds an array on every call, and
+/// every Apple call reads two of them).
 protocol MetricLabel: RawRepresentable<String>, CaseIterable, Equatable where AllCases == [Self] {}
 
 extension MetricLabel {
@@ -18,6 +20,11 @@ enum CallOutcomeLabel: String, MetricLabel {
     case invalidScope = "invalid_scope"
     case dropped
     case other
+
+    static let allCases: [CallOutcomeLabel] = [
+        .ok, .invalidRequest, .invalidClient, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .invalidScope,
+        .dropped, .other,
+    ]
 
     /// The label of a call answered with `outcome`.
     init(_ outcome: JournalOutcome) {
@@ -39,6 +46,8 @@ enum GrantTypeLabel: String, MetricLabel {
     case none
     case other
 
+    static let allCases: [GrantTypeLabel] = [.authorizationCode, .refreshToken, .clientCredentials, .none, .other]
+
     /// The label of a call that sent `grantType`.
     init(_ grantType: String?) {
         guard let grantType else {
@@ -53,6 +62,8 @@ enum GrantTypeLabel: String, MetricLabel {
 /// (replies).
 enum MailboxOutcomeLabel: String, MetricLabel {
     case relayed, refused, dropped, sent, failed, other
+
+    static let allCases: [MailboxOutcomeLabel] = [.relayed, .refused, .dropped, .sent, .failed, .other]
 
     /// The label of `record`.
     init(_ record: MailRecord) {

@@ -7,6 +7,10 @@ import Testing
 
 @testable import AppleIDMock
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Delivery outcomes in plain words, as the dashboard's outbox shows them; a failed post told by
 /// the type of the error where it was caught, its text kept as the outcome's words.
 @Suite("Delivery outcomes in plain words")
@@ -80,10 +84,22 @@ struct DeliveryOutcomeWordsTests {
 
     @Test("a post to a port nobody listens on: connection refused, the client's error text as the words")
     func refusedLive() async throws {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = try #require(listener.localAddress?.port)
-        try await listener.close()
+        // A socket bound but never listening: a connection to it is refused, and the port stays
+        // taken for the test (a port closed again may be bound by another test's server meanwhile).
+        let reserved = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(reserved >= 0)
+        defer { close(reserved) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(reserved, generic, length) == 0 && getsockname(reserved, generic, &length) == 0
+            }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         let client = NotificationPost.makeClient()
         let (status, outcome) = await NotificationPost.send(
             "a.b.c", to: "http://127.0.0.1:\(port)/notify", timeoutMilliseconds: 5000, client: client)

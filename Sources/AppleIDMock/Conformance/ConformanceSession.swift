@@ -250,26 +250,16 @@ struct ConformanceSession {
             let context = tokenContext(active, rawNonce: nonce, scheme: .raw)
             var fields = [("code", outcome.code)]
             if ask.wantsIdToken {
-                let issued = try outcome.identityToken(
-                    client: client, nonce: nonce, source: .authorize(code: outcome.code), active: active)
-                guard case .object(let claims) = try JSONValue.parse(try TokenMinter.encode(issued.claims)) else {
-                    throw ConformanceBrowserError("the issued claims are not an object")
-                }
-                fields.append(
-                    (
-                        "id_token",
-                        try ConformanceTokens.token(
-                            testCase, variant: variant, issued: claims, keys: keys, context: context)
-                    ))
+                let token = try caseToken(
+                    testCase, variant: variant, outcome, client: client, nonce: nonce,
+                    source: .authorize(code: outcome.code), active: active, context: context)
+                fields.append(("id_token", token))
             }
             let state =
                 testCase == .stateBad && variant == "forged" ? "forged-" + Self.randomNonce().prefix(16) : ask.state
             if let state { fields.append(("state", String(state))) }
             if outcome.isFirst, !outcome.consent.scopes.isEmpty {
-                let identity = outcome.world.emailIdentity(of: user, consent: outcome.consent, teamId: client.teamId)
-                let first = FirstAuthorizationUser(
-                    name: outcome.consent.scopes.contains("name") ? user.name : nil, email: identity?.email)
-                fields.append(("user", first.jsonText))
+                fields.append(("user", Self.firstAuthorization(outcome, user: user, client: client)))
             }
             // The token response carries the same defect (the front channel's c_hash and state aside).
             if ![.stateBad, .cHashBad].contains(testCase) {
@@ -353,11 +343,7 @@ struct ConformanceSession {
         if let rawNonce { values["rawNonce"] = rawNonce }
         let identity = outcome.world.emailIdentity(of: user, consent: outcome.consent, teamId: client.teamId)
         if let email = identity?.email { values["email"] = email }
-        if outcome.isFirst {
-            let first = FirstAuthorizationUser(
-                name: outcome.consent.scopes.contains("name") ? user.name : nil, email: identity?.email)
-            values["user"] = first.jsonText
-        }
+        if outcome.isFirst { values["user"] = Self.firstAuthorization(outcome, user: user, client: client) }
         var claimedSub: String?
         if testCase == .subNotBound, let other = world.scenario.users.first(where: { $0.key != user.key }) {
             claimedSub = world.subject(of: other, teamId: client.teamId)
@@ -367,12 +353,9 @@ struct ConformanceSession {
         case .native:
             let source: IdentityTokenFactory.Source =
                 client.kind == .app ? .native(code: outcome.code) : .authorize(code: outcome.code)
-            let issued = try outcome.identityToken(client: client, nonce: tokenNonce, source: source, active: active)
-            guard case .object(let claims) = try JSONValue.parse(try TokenMinter.encode(issued.claims)) else {
-                throw StoreUnavailable(cause: "the issued claims are not an object")
-            }
-            values["identityToken"] = try ConformanceTokens.token(
-                testCase, variant: variant, issued: claims, keys: keys, context: context)
+            values["identityToken"] = try caseToken(
+                testCase, variant: variant, outcome, client: client, nonce: tokenNonce, source: source,
+                active: active, context: context)
         case .exchange, .web:
             runner.arms.arm(outcome.code, .init(testCase: testCase, variant: variant, keys: keys, context: context))
         }
@@ -385,6 +368,27 @@ struct ConformanceSession {
         let accepted = Set([config.clientId] + config.otherClientIds)
         let others = world.clients.values.filter { !accepted.contains($0.id) }.sorted { $0.id < $1.id }
         return (others.first { $0.appGroupId != own.appGroupId } ?? others.first)?.id
+    }
+
+    /// The case's token, made from the claims Apple issues with `outcome`'s code from `source`.
+    private func caseToken(
+        _ testCase: ConformanceCase, variant: String, _ outcome: CodeIssuance.Issued, client: World.Client,
+        nonce: String?, source: IdentityTokenFactory.Source, active: ActiveScenario,
+        context: ConformanceTokens.Context
+    ) throws -> String {
+        let issued = try outcome.identityToken(client: client, nonce: nonce, source: source, active: active)
+        guard case .object(let claims) = try JSONValue.parse(try TokenMinter.encode(issued.claims)) else {
+            throw ConformanceBrowserError("the issued claims are not an object")
+        }
+        return try ConformanceTokens.token(testCase, variant: variant, issued: claims, keys: keys, context: context)
+    }
+
+    /// The first authorization's `user` JSON as Apple hands it over with the code.
+    private static func firstAuthorization(_ outcome: CodeIssuance.Issued, user: User, client: World.Client) -> String {
+        let identity = outcome.world.emailIdentity(of: user, consent: outcome.consent, teamId: client.teamId)
+        return FirstAuthorizationUser(
+            name: outcome.consent.scopes.contains("name") ? user.name : nil, email: identity?.email
+        ).jsonText
     }
 
     /// 32 random bytes in hex: a raw nonce as an app makes one.

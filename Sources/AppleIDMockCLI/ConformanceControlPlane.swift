@@ -1,11 +1,12 @@
+import AsyncHTTPClient
 import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
 /// The mock's control plane as the `conformance` command calls it: JSON in and out over
-/// URLSession, with the admin token as `Authorization: Bearer …` when there is one.
+/// AsyncHTTPClient (not URLSession, whose FoundationNetworking would tie the executable to
+/// libcurl, which the runtime image does not carry), with the admin token as
+/// `Authorization: Bearer …` when there is one.
 struct ConformanceControlPlane: Sendable {
     /// The server's base URL, without a trailing slash.
     let server: String
@@ -41,11 +42,18 @@ struct ConformanceControlPlane: Sendable {
         var message: String
     }
 
-    /// One session for the command: a long-poll read waits up to `waitSeconds` on the server.
-    private static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 90
-        return URLSession(configuration: configuration)
+    /// How long one call may take: a long-poll read waits up to `waitSeconds` on the server.
+    static let timeout = TimeAmount.seconds(90)
+    /// The largest answer read (a report of every case is far smaller).
+    static let maximumAnswer = 16 << 20
+
+    /// One client for the command: a refused connection fails at once (the default client retries it
+    /// until the call's timeout), and a server that never answers a connection fails in 10 s.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
     init(server: String, adminToken: String?) {
@@ -57,37 +65,33 @@ struct ConformanceControlPlane: Sendable {
 
     /// `GET path` (with its query).
     func get(_ path: String) async throws(Unreachable) -> Answer {
-        try await send("GET", path, body: nil)
+        try await send(.GET, path, body: nil)
     }
 
     /// `POST path` with a JSON body.
     func post(_ path: String, json: Data) async throws(Unreachable) -> Answer {
-        try await send("POST", path, body: json)
+        try await send(.POST, path, body: json)
     }
 
-    private func send(_ method: String, _ path: String, body: Data?) async throws(Unreachable) -> Answer {
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?) async throws(Unreachable) -> Answer {
         guard let url = URL(string: server + path), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", url.host != nil
+            scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
         else { throw Unreachable(message: "\(server) is not an http(s) URL") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let adminToken { request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization") }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = method
+        request.headers.add(name: "Accept", value: "application/json")
+        if let adminToken { request.headers.add(name: "Authorization", value: "Bearer \(adminToken)") }
         if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = body
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
         }
         do {
-            let (data, response) = try await Self.session.data(for: request)
-            guard let http = response as? HTTPURLResponse else {
-                throw Unreachable(message: "\(method) \(url.absoluteString): not an HTTP answer")
-            }
-            return Answer(status: http.statusCode, body: data)
-        } catch let error as Unreachable {
-            throw error
+            let response = try await Self.client.execute(request, timeout: Self.timeout)
+            let bytes = try await response.body.collect(upTo: Self.maximumAnswer)
+            return Answer(status: Int(response.status.code), body: Data(bytes.readableBytesView))
         } catch {
-            let reason = error.localizedDescription.replacingOccurrences(of: "\n", with: " ")
-            throw Unreachable(message: "cannot reach \(server) (\(method) \(path)): \(reason)")
+            let reason = "\(error)".replacingOccurrences(of: "\n", with: " ")
+            throw Unreachable(message: "cannot reach \(server) (\(method.rawValue) \(path)): \(reason)")
         }
     }
 }

@@ -60,6 +60,27 @@ struct CommandLineLiveTests {
         }
     }
 
+    @Test(
+        "the executable needs neither libcurl nor libxml2 (FoundationNetworking, FoundationXML): the runtime image has neither"
+    )
+    func noNetworkingFoundation() throws {
+        let executable = try #require(ChildServers.executable, "build apple-id-mock first")
+        let readelf = Process()
+        readelf.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        readelf.arguments = ["readelf", "--dynamic", "--wide", executable]
+        let output = Pipe()
+        readelf.standardOutput = output
+        try readelf.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        readelf.waitUntilExit()
+        try #require(readelf.terminationStatus == 0, "readelf --dynamic \(executable)")
+        let needed = text.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(!needed.isEmpty, "\(text)")
+        for library in ["libcurl", "libxml2", "FoundationNetworking", "FoundationXML"] {
+            #expect(!needed.contains { $0.contains(library) }, "\(library) in \(needed)")
+        }
+    }
+
     @Test("a folder given by a variable that does not exist is named with that variable")
     func variableNamed() async throws {
         try await ChildServers.with { children in

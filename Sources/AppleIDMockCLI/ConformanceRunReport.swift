@@ -32,7 +32,7 @@ struct ConformanceRunReport: Decodable, Sendable {
 
     /// One progress line for a case as it arrives: `PASS          native    ok-baseline`.
     static func progressLine(_ result: Case) -> String {
-        pad(result.verdict, 13) + " " + pad(result.path, 9) + " " + result.name
+        pad(result.verdict, 13) + " " + pad(result.path, 13) + " " + result.name
     }
 
     /// Every case as a table (verdict, path, case id [variant], note), columns as wide as their

@@ -10,6 +10,9 @@ Endpoints (see README.md beside this file):
 - `GET /login/apple/start`, `POST /auth/apple/callback`, `GET /welcome`: the web flow
   (`form_post`, Services ID), with `state` bound to the browser's `sid` cookie and the nonce
   compared exactly.
+- `POST /api/apple/notifications`: Apple's server-to-server notifications (`{"payload": jws}`),
+  verified as identity tokens are (aud: the bundle ID), `events` a string holding JSON; a
+  `consent-revoked` or `account-delete` ends the user's sessions.
 - `GET /health`.
 
 Verification (reference §6, §19): RS256 only, the key by `kid` from the JWKS (an unknown kid
@@ -184,9 +187,9 @@ def apple_bool(claims, name):
     return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
-def verify(token, audiences, nonce=None, user_id=None):
-    """The claims of `token` once it passed every check; `nonce` is the value the token's `nonce`
-    must equal (None: no nonce expected), `user_id` the `sub` the client claims."""
+def signed_by_apple(token, audiences):
+    """The claims of a compact JWS signed by one of Apple's keys, issued by Apple for one of
+    `audiences` and not expired: what identity tokens and notifications share."""
     if not isinstance(token, str) or token.count(".") != 2:
         raise Refused("not a compact JWS")
     head, body, sig = token.split(".")
@@ -206,9 +209,16 @@ def verify(token, audiences, nonce=None, user_id=None):
         aud = aud[0]
     if BUG != "no-aud" and (not isinstance(aud, str) or aud not in audiences):
         raise Refused("wrong aud")
-    now = time.time()
-    if number(claims, "exp") <= now - LEEWAY:
+    if number(claims, "exp") <= time.time() - LEEWAY:
         raise Refused("expired")
+    return claims
+
+
+def verify(token, audiences, nonce=None, user_id=None):
+    """The claims of `token` once it passed every check; `nonce` is the value the token's `nonce`
+    must equal (None: no nonce expected), `user_id` the `sub` the client claims."""
+    claims = signed_by_apple(token, audiences)
+    now = time.time()
     iat = number(claims, "iat")
     if iat > now + LEEWAY:
         raise Refused("iat in the future")
@@ -227,6 +237,24 @@ def verify(token, audiences, nonce=None, user_id=None):
     claims["email_verified"] = apple_bool(claims, "email_verified")
     claims["is_private_email"] = apple_bool(claims, "is_private_email")
     return claims
+
+
+def notification_event(payload):
+    """The decoded `events` of a server-to-server notification's JWS (reference §9): signed by
+    Apple for the app (aud: its bundle ID), `events` a string holding JSON with `type` and `sub`."""
+    claims = signed_by_apple(payload, [BUNDLE_ID])
+    if number(claims, "iat") > time.time() + LEEWAY:
+        raise Refused("iat in the future")
+    events = claims.get("events")
+    if not isinstance(events, str):  # Apple posts a string holding JSON, never an object
+        raise Refused("events is not a string", 400)
+    try:
+        event = json.loads(events)
+    except ValueError:
+        raise Refused("events is not JSON", 400)
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str) or not isinstance(event.get("sub"), str):
+        raise Refused("events names no type and sub", 400)
+    return event
 
 
 def client_secret(client_id):
@@ -338,6 +366,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.code(self.form())
             elif path == "/auth/apple/callback":
                 self.callback(self.form())
+            elif path == "/api/apple/notifications":
+                self.notification(self.form())
             else:
                 self.answer(404, {"error": "not found"})
         except Exception as error:  # a Refused, or a bug of ours: answered, never a dropped connection
@@ -373,6 +403,14 @@ class Handler(BaseHTTPRequestHandler):
                 raise Refused("identity token already used")
             USED_TOKENS[digest] = claims["exp"]
         self.signed_in(claims, first_name(body.get("user")))
+
+    def notification(self, body):
+        event = notification_event(body.get("payload"))
+        if event["type"] in ("consent-revoked", "account-delete", "account-deleted"):
+            with LOCK:  # the user's sessions end
+                for session in [k for k, user in SESSIONS.items() if user["sub"] == event["sub"]]:
+                    del SESSIONS[session]
+        self.answer(200, {"received": event["type"]})
 
     def code(self, body):
         tokens = exchange(body.get("authorizationCode"), BUNDLE_ID)

@@ -64,7 +64,8 @@ class ConformanceBackend:
 def run_config(port, **overrides):
     """The run's config for a backend on `port` (the brief's, verbatim, and the web path: the mock,
     as the browser, starts at the backend's start URL, follows it to the authorize URL, posts the
-    form_post to the backend's callback and follows its redirects to /welcome), with `overrides`."""
+    form_post to the backend's callback and follows its redirects to /welcome; and the notification
+    receiver), with `overrides`."""
     base = f"http://127.0.0.1:{port}"
     config = {
         "clientId": "com.example.app", "otherClientIds": ["com.example.web"], "user": "sam",
@@ -77,6 +78,7 @@ def run_config(port, **overrides):
                      "body": '{"authorizationCode": "{{authorizationCode}}"}'},
         "web": {"start": f"{base}/login/apple/start",
                 "accepted": {"status": "2xx", "finalUrlContains": "/welcome"}},
+        "notifications": {"url": f"{base}/api/apple/notifications", "accepted": {"status": "2xx"}},
         "nonce": "sha256-hex", "accepted": {"status": "2xx", "userPointer": "/sub"},
     }
     config.update(overrides)

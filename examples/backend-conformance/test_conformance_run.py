@@ -6,7 +6,8 @@ REDIRECT_URI is its own callback) with JWKS_MIN_INTERVAL=0.2, talking to the moc
 run works in a namespace of its own (`conformance-<id>`), its codes carry that namespace wherever they
 are exchanged, and the unprefixed JWKS publishes every namespace's keys. The default namespace's JWKS
 order is made `stable` so that what a BUG=keys-first backend takes as "the first key" is the same on
-every run. The run drives three paths: native, exchange and web (the mock as the browser).
+every run. The run drives four paths: native, exchange, web (the mock as the browser) and
+notifications (Apple's server-to-server posts to the backend's receiver).
 
 Run: `python3 -m pytest examples/backend-conformance/test_conformance_run.py -q -s` (prints timings).
 """
@@ -17,6 +18,7 @@ from conftest import by_verdict, describe, free_port, run_config, run_report
 
 PATHS = ("native", "exchange", "web")
 NATIVE_WEB = ("native", "web")
+NOTIFICATIONS = ("notifications",)
 
 
 def on(paths, *ids):
@@ -31,16 +33,18 @@ EXPECTED_FAILS = {
     "": set(),
     # aud never read: another app's token passes. aud-missing and aud-extra-member are "should"
     # cases: they show as WARNING, not FAIL.
-    "no-aud": on(PATHS, "aud-other-client"),
+    "no-aud": on(PATHS + NOTIFICATIONS, "aud-other-client"),
     # HS256 keyed with the SPKI PEM (only that variant: pkcs1-pem and der do not match the bug's key
     # text), and PS256/RS512 verified with Apple's key; `none` is still refused.
     "alg-from-header": on(PATHS, "alg-hs256-pubkey", "alg-other-asym"),
     # The signature never checked: every signing defect passes. On the exchange path a bad signature
     # is a "should" (the code came over TLS), graded WARNING; on the web path the defect is in the
     # form-posted id_token too (the front channel), so sig-bad is a FAIL there. kid-absent-multi is a
-    # WARNING everywhere.
+    # WARNING everywhere. A forged notification gets through the same way: a stranger could end
+    # any user's sessions.
     "no-verify": on(PATHS, "sig-missing", "alg-none", "alg-hs256-pubkey", "alg-other-asym", "key-untrusted-same-kid",
-                    "key-header-injection", "kid-unknown") | on(NATIVE_WEB, "sig-bad"),
+                    "key-header-injection", "kid-unknown") | on(NATIVE_WEB, "sig-bad")
+    | on(NOTIFICATIONS, "sig-bad", "alg-none", "kid-unknown"),
     # keys[0] whatever the kid: valid tokens signed by another published key (or a rotated one) are
     # refused.
     "keys-first": on(PATHS, "ok-kid-not-first", "ok-rotated-key"),
@@ -84,6 +88,10 @@ def test_correct_backend_is_clean(conformance_mock, conformance_backend):
             assert case["note"].startswith("cannot arrive on the"), case
     ids = {(c["path"], c["id"]) for c in report["cases"] if c["verdict"] == "PASS"}
     assert on(PATHS, "ok-baseline", "ok-rotated-key", "ok-kid-not-first") <= ids, describe(report)
+    # Every notification the receiver gets: the valid one accepted, each forgery refused.
+    assert {c["id"] for c in report["cases"] if c["path"] == "notifications" and c["verdict"] == "PASS"} == {
+        "ok-baseline", "sig-bad", "alg-none", "kid-unknown", "iss-wrong", "aud-other-client", "exp-past",
+        "events-object"}, describe(report)
     # The web-only and web-and-exchange cases were sent on the web path and refused, both state-bad
     # variants included.
     assert on(["web"], "state-bad", "chash-bad", "xch-error", "nonce-wrong", "nonce-absent-supported") <= ids
@@ -109,23 +117,27 @@ def test_known_findings_are_accepted_risks(conformance_mock, conformance_backend
     report, _ = run_report(conformance_mock, run_config(backend.port, knownFindings=["aud-other-client"]))
     assert by_verdict(report, "FAIL") == set(), describe(report)
     assert by_verdict(report, "ACCEPTED_RISK") == EXPECTED_FAILS["no-aud"], describe(report)
-    assert report["summary"]["ACCEPTED_RISK"] == 3 and report["summary"]["FAIL"] == 0
+    assert report["summary"]["ACCEPTED_RISK"] == 4 and report["summary"]["FAIL"] == 0
 
 
 def test_a_closed_port_is_inconclusive(conformance_mock):
     port = free_port()  # nothing listens there
     report, elapsed = run_report(conformance_mock, run_config(port), seconds=60)
     assert elapsed < 30, elapsed
-    assert report["cases"] and {c["verdict"] for c in report["cases"]} == {"INCONCLUSIVE"}, describe(report)
+    # Not sent: INCONCLUSIVE; a case that cannot arrive on a path is SKIPPED there all the same.
+    assert report["cases"] and {c["verdict"] for c in report["cases"]} == {"INCONCLUSIVE", "SKIPPED"}, describe(report)
+    for case in report["cases"]:
+        if case["verdict"] == "SKIPPED":
+            assert case["note"].startswith("cannot arrive on the"), case
     sent = [c for c in report["cases"] if c.get("response")]
     # The calibration of each path is sent and gets no answer; every other case is not sent.
-    assert {(c["path"], c["id"]) for c in sent} == on(PATHS, "ok-baseline"), describe(report)
+    assert {(c["path"], c["id"]) for c in sent} == on(PATHS + NOTIFICATIONS, "ok-baseline"), describe(report)
     for case in sent:
         assert case["response"].get("status") is None, case
         assert "refused" in case["response"]["error"].lower(), case
         assert case["observed"] == "none" and case["note"].startswith("no answer from the backend"), case
     for case in report["cases"]:
-        if not case.get("response"):
+        if not case.get("response") and case["verdict"] == "INCONCLUSIVE":
             assert case["note"].startswith("not sent"), case
 
 
@@ -134,6 +146,9 @@ def test_a_closed_port_is_inconclusive(conformance_mock):
     ({"native": {"url": "http://127.0.0.1:9/api/auth/apple/native", "body": '{"rawNonce": "{{rawNonce}}"}'}},
      "$.native.body"),
     ({"clientId": "com.nobody.app"}, "$.clientId"),
+    ({"notifications": {"appGroupId": "nobody"}}, "$.notifications.appGroupId"),
+    ({"notifications": {"type": "consent-given"}}, "$.notifications.type"),
+    ({"notifications": {"url": "ftp://127.0.0.1/n"}}, "$.notifications.url"),
 ])
 def test_bad_configs_are_refused_naming_the_field(conformance_mock, overrides, field):
     answer = conformance_mock.call("POST", "/__admin/conformance/runs", run_config(free_port(), **overrides))

@@ -43,6 +43,7 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
     case subMissing = "sub-missing"
     case kidAbsentMulti = "kid-absent-multi"
     case boolStringFalse = "bool-string-false"
+    case eventsObject = "events-object"
     // Policy: graded WARNING or INFO, never FAIL.
     case skewSmall = "skew-small"
     case nonceAbsentUnsupported = "nonce-absent-unsupported"
@@ -80,7 +81,7 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
         switch self {
         case .sigBad where path == .exchange: .should
         case .issMissing, .audMissing, .audExtraMember, .expMissing, .iatMissing, .iatFuture, .iatStale, .subMissing,
-            .kidAbsentMulti, .boolStringFalse:
+            .kidAbsentMulti, .boolStringFalse, .eventsObject:
             .should
         case .skewSmall, .nonceAbsentUnsupported, .nonceSchemeConfusion, .tokenReplay: .policy
         default: .must
@@ -89,7 +90,29 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
 
     /// The paths a case can arrive on: a "must accept" case only where Apple really sends it.
     var paths: Set<ConformancePath> {
+        notification == nil ? tokenPaths : tokenPaths.union([.notifications])
+    }
+
+    /// What a case posts on the notifications path (`nil`: it has no notification): the forgeries
+    /// `POST /__admin/notifications/conformance` sends, and the valid notification.
+    var notification: ConformanceNotification? {
         switch self {
+        case .okBaseline: .valid
+        case .sigBad: .forged(.badSignature)
+        case .algNone: .forged(.algNone)
+        case .kidUnknown: .forged(.unknownKid)
+        case .issWrong: .forged(.wrongIssuer)
+        case .audOtherClient: .forged(.wrongAudience)
+        case .expPast: .forged(.expired)
+        case .eventsObject: .forged(.eventsObject)
+        default: nil
+        }
+    }
+
+    /// The paths an identity token or a code of the case can arrive on.
+    private var tokenPaths: Set<ConformancePath> {
+        switch self {
+        case .eventsObject: []
         case .okSecondClient, .subNotBound, .nonceAbsentUnsupported, .nonceSchemeConfusion, .okNativeHashedNonce,
             .tokenReplay, .okRealUserStatus:
             [.native]
@@ -97,6 +120,26 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
         case .xchError: [.exchange, .web]
         case .stateBad, .cHashBad: [.web]
         default: [.native, .exchange, .web]
+        }
+    }
+
+    /// What is sent on `path`, what a correct backend does, and the incident behind it.
+    func why(on path: ConformancePath) -> String {
+        guard path == .notifications else { return why }
+        return switch self {
+        case .okBaseline:
+            "A valid server-to-server notification ({\"payload\": jws}, events a JSON string), as Apple posts it: must be answered 2xx (the calibration); Apple does not retry a refusal for ever."
+        case .sigBad:
+            "A notification whose signature bytes were altered: must be refused. Anyone can post to the receiver's URL; an unverified notification lets a stranger revoke a user's sessions or delete an account (a-tokyo/apple-signin-auth #78, go-signin-with-apple #56 verified none)."
+        case .algNone: "A notification with alg none and no signature: must be refused."
+        case .kidUnknown: "A notification signed by a key in no JWKS, under its own kid: must be refused."
+        case .issWrong: "A notification whose iss starts like Apple's but names another host: must be refused."
+        case .audOtherClient:
+            "A notification genuinely signed by Apple's key for another app (aud another bundle ID): must be refused, or routed to that app, never applied to this one's users (reference §9: route by aud)."
+        case .expPast: "A notification whose exp passed a day ago (a replay): must be refused."
+        case .eventsObject:
+            "events as a JSON object instead of the string holding JSON that Apple posts: should be refused; a receiver that reads both hides that it was never tested on Apple's form (reference §16)."
+        default: why
         }
     }
 
@@ -170,6 +213,7 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
         case .kidAbsentMulti: "No kid while the JWKS holds several keys: should be refused rather than guessed."
         case .boolStringFalse:
             "email_verified as the string \"false\": a truthy string in many languages; the email must not count as verified (should be refused or signed in unverified)."
+        case .eventsObject: why(on: .notifications)
         case .skewSmall: "iat 30 s ahead (clock skew): should be accepted; leeway of 60 to 120 s is normal."
         case .nonceAbsentUnsupported:
             "No nonce, nonce_supported false and no raw nonce posted: legitimate from older devices (authlib #259); noted either way."
@@ -179,6 +223,14 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
             "The baseline's token sent a second time: a backend that signs it in again allows replay within exp."
         }
     }
+}
+
+/// What a case posts to the backend's notification receiver.
+enum ConformanceNotification: Sendable, Equatable {
+    /// A notification as Apple posts it.
+    case valid
+    /// A notification with one defect.
+    case forged(NotificationForgery.Defect)
 }
 
 /// Where a case's credential reaches the backend.
@@ -191,4 +243,6 @@ enum ConformancePath: String, Sendable, Codable, CaseIterable, Hashable {
     /// The browser's sign-in: the backend's start URL, the `form_post` to its callback with the
     /// case's id_token (and the same in the token response), and its redirects (`web`).
     case web
+    /// Server-to-server notifications posted to the backend's receiver (`notifications`).
+    case notifications
 }

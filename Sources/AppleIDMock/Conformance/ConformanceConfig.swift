@@ -53,6 +53,8 @@ struct ConformanceConfig: Sendable {
     var exchange: Endpoint?
     /// The browser's sign-in, from the backend's start URL.
     var web: Web?
+    /// The backend's receiver of server-to-server notifications.
+    var notifications: Notifications?
     var accepted: Acceptance
     var knownFindings: Set<ConformanceCase>
     /// The cases to run (every case when the config names none).
@@ -63,6 +65,16 @@ struct ConformanceConfig: Sendable {
     /// The web path: where the backend's sign-in starts, and how its end shows acceptance.
     struct Web: Sendable {
         var start: String
+        var accepted: Acceptance?
+    }
+
+    /// The notifications path: where the backend receives Apple's notifications, about which app
+    /// group, of which type. The app group defaults to `clientId`'s, the URL to the group's
+    /// `notificationUrl` (`ConformanceController.check` fills both in from the run's world).
+    struct Notifications: Sendable {
+        var url: String?
+        var appGroupId: String?
+        var type: LifecycleEvent.Kind
         var accepted: Acceptance?
     }
 
@@ -101,14 +113,12 @@ struct ConformanceConfig: Sendable {
             endpoint($0, at: root.member("exchange"), needs: "authorizationCode", reader: &reader)
         }
         let web = members["web"].flatMap { webPath($0, at: root.member("web"), reader: &reader) }
-        if members["notifications"] != nil {
-            reader.report(
-                root.member("notifications"),
-                "the notifications path is not driven by this version of the mock yet; run POST /__admin/notifications/conformance"
-            )
+        let notifications = members["notifications"].flatMap {
+            notificationsPath($0, at: root.member("notifications"), reader: &reader)
         }
-        if members["native"] == nil, members["exchange"] == nil, members["web"] == nil {
-            reader.report(root, "name at least one path to drive: native, exchange or web")
+        if members["native"] == nil, members["exchange"] == nil, members["web"] == nil, members["notifications"] == nil
+        {
+            reader.report(root, "name at least one path to drive: native, exchange, web or notifications")
         }
         let accepted = members["accepted"].flatMap { acceptance($0, at: root.member("accepted"), reader: &reader) }
         let known = caseList(members["knownFindings"], at: root.member("knownFindings"), reader: &reader)
@@ -117,7 +127,7 @@ struct ConformanceConfig: Sendable {
         guard let clientId else { return nil }
         return ConformanceConfig(
             clientId: clientId, otherClientIds: others, user: user, nonce: nonce, native: native, exchange: exchange,
-            web: web, accepted: accepted ?? .any2xx, knownFindings: Set(known ?? []),
+            web: web, notifications: notifications, accepted: accepted ?? .any2xx, knownFindings: Set(known ?? []),
             cases: cases ?? ConformanceCase.allCases,
             keep: keep)
     }
@@ -177,6 +187,23 @@ struct ConformanceConfig: Sendable {
         if let start, let problem = HTTPURLCheck.problem(start) { reader.report(path.member("start"), problem) }
         let accepted = members["accepted"].flatMap { acceptance($0, at: path.member("accepted"), reader: &reader) }
         return start.map { Web(start: $0, accepted: accepted) }
+    }
+
+    /// The notifications path: `url`, `appGroupId`, `type` and `accepted`, all optional.
+    private static func notificationsPath(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader)
+        -> Notifications?
+    {
+        guard let members = reader.object(value, at: path, allowed: ["url", "appGroupId", "type", "accepted"])
+        else { return nil }
+        let url = members["url"].flatMap { reader.string($0, at: path.member("url")) }
+        if let url, let problem = HTTPURLCheck.problem(url) { reader.report(path.member("url"), problem) }
+        let group = members["appGroupId"].flatMap { reader.string($0, at: path.member("appGroupId")) }
+        let type =
+            members["type"].flatMap {
+                reader.choice($0, at: path.member("type"), of: LifecycleEvent.Kind.allCases.map(\.rawValue))
+            }.flatMap(LifecycleEvent.Kind.init(rawValue:)) ?? .consentRevoked
+        let accepted = members["accepted"].flatMap { acceptance($0, at: path.member("accepted"), reader: &reader) }
+        return Notifications(url: url, appGroupId: group, type: type, accepted: accepted)
     }
 
     /// Whether `name` is an HTTP token (a header name).

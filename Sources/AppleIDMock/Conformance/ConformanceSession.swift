@@ -57,11 +57,16 @@ struct ConformanceSession {
             let baseline = try await send(.okBaseline, variant: "", on: path, target)
             run.record(baseline)
             guard baseline.verdict == .pass else {
-                for (testCase, variant) in plan(path) {
-                    run.record(
-                        result(
-                            testCase, variant, path, .inconclusive, observed: "none",
-                            note: "not sent: the valid credential was not accepted at calibration (see ok-baseline)"))
+                for step in plan(path) {
+                    switch step {
+                    case .skip(let skipped): run.record(skipped)
+                    case .send(let testCase, let variant):
+                        run.record(
+                            result(
+                                testCase, variant, path, .inconclusive, observed: "none",
+                                note: "not sent: the valid credential was not accepted at calibration (see ok-baseline)"
+                            ))
+                    }
                 }
                 continue
             }
@@ -69,24 +74,33 @@ struct ConformanceSession {
         }
     }
 
+    /// One step of a path's plan.
+    private enum Step {
+        /// A case that cannot apply on the path: its SKIPPED result, once whatever its variants.
+        case skip(ConformanceReport.CaseResult)
+        /// A case's variant to send.
+        case send(ConformanceCase, String)
+    }
+
     /// The cases of `path` in the order sent (the rotated key last: later cases sign with it).
-    private func plan(_ path: ConformancePath) -> [(ConformanceCase, String)] {
+    private func plan(_ path: ConformancePath) -> [Step] {
         let cases = config.cases.filter { $0 != .okBaseline }
         let ordered = cases.filter { $0 != .okRotatedKey } + cases.filter { $0 == .okRotatedKey }
-        return ordered.flatMap { testCase in
-            ConformanceTokens.variants(of: testCase, keys: keys).map { (testCase, $0) }
+        return ordered.flatMap { testCase -> [Step] in
+            if let reason = skipReason(testCase, on: path) {
+                return [.skip(result(testCase, "", path, .skipped, observed: "none", note: reason))]
+            }
+            // A notification's forgery has one form.
+            let variants = path == .notifications ? [""] : ConformanceTokens.variants(of: testCase, keys: keys)
+            return variants.map { .send(testCase, $0) }
         }
     }
 
     private mutating func sendPlan(_ path: ConformancePath, _ target: Target) async throws {
         var locked = false
-        var skipped = Set<ConformanceCase>()
-        for (testCase, variant) in plan(path) {
-            if let reason = skipReason(testCase, on: path) {
-                // One line per case, whatever its variants.
-                if skipped.insert(testCase).inserted {
-                    pending.append(result(testCase, "", path, .skipped, observed: "none", note: reason))
-                }
+        for step in plan(path) {
+            guard case .send(let testCase, let variant) = step else {
+                if case .skip(let skipped) = step { pending.append(skipped) }
                 continue
             }
             if locked {
@@ -152,21 +166,24 @@ struct ConformanceSession {
             return config.nonce == .sha256Hex ? nil : "the config says the app does not hash its nonce"
         case .okKidNotFirst, .kidAbsentMulti:
             return keys.published.count < 2 ? "the JWKS holds one key" : nil
-        case .audOtherClient:
+        case .audOtherClient where path != .notifications:
             return sibling == nil ? "the scenario has no client the backend does not accept" : nil
         default: return nil
         }
     }
 
-    /// Where a path's credential goes: a request the config templates, or the browser's sign-in.
+    /// Where a path's credential goes: a request the config templates, the browser's sign-in, or
+    /// a notification posted to the backend's receiver.
     enum Target {
         case request(ConformanceConfig.Endpoint)
         case browser(ConformanceConfig.Web)
+        case receiver(ConformanceConfig.Notifications)
 
         var accepted: ConformanceConfig.Acceptance? {
             switch self {
             case .request(let endpoint): endpoint.accepted
             case .browser(let web): web.accepted
+            case .receiver(let notifications): notifications.accepted
             }
         }
     }
@@ -176,6 +193,7 @@ struct ConformanceSession {
         case .native: config.native.map(Target.request)
         case .exchange: config.exchange.map(Target.request)
         case .web: config.web.map(Target.browser)
+        case .notifications: config.notifications.map(Target.receiver)
         }
     }
 
@@ -202,6 +220,9 @@ struct ConformanceSession {
             } catch let skip as ConformanceNotApplicable {
                 return result(testCase, variant, path, .skipped, observed: "none", note: skip.description)
             }
+        case .receiver(let notifications):
+            (sent, received, answer) = await runner.send(
+                try await notification(testCase, to: notifications), values: [:])
         }
         let seen = ConformanceJudge.Seen(
             reading: answer.map { ConformanceAcceptance.read($0, by: target.accepted ?? config.accepted) },
@@ -286,6 +307,29 @@ struct ConformanceSession {
         }
     }
 
+    /// The post of `testCase`'s notification to the receiver: `{"payload": jws}` as Apple posts it,
+    /// signed with the run's key (or forged as the case says).
+    private func notification(_ testCase: ConformanceCase, to receiver: ConformanceConfig.Notifications)
+        async throws -> ConformanceConfig.Endpoint
+    {
+        guard let url = receiver.url, let appGroupId = receiver.appGroupId, let notification = testCase.notification
+        else { throw ControlRefusal.notApplicable("\(testCase.rawValue) posts no notification") }
+        let defect: NotificationForgery.Defect? =
+            switch notification {
+            case .valid: nil
+            case .forged(let defect): defect
+            }
+        let active = try await state.current()
+        let minted = try NotificationForgery.make(
+            kind: receiver.type, userKey: config.user, appGroupId: appGroupId,
+            defect: defect, world: active.world, signedWith: keys.signing,
+            now: active.now)
+        let body = String(decoding: try JSONEncoder().encode(["payload": minted.token]), as: UTF8.self)
+        return ConformanceConfig.Endpoint(
+            url: url, method: "POST", headers: [("Content-Type", "application/json")], body: body,
+            accepted: receiver.accepted)
+    }
+
     /// What a case's token depends on besides its claims, at `active`'s instant.
     private func tokenContext(_ active: ActiveScenario, rawNonce: String?, scheme: ConformanceConfig.NonceScheme)
         -> ConformanceTokens.Context
@@ -303,7 +347,7 @@ struct ConformanceSession {
         ConformanceReport.CaseResult(
             id: testCase.rawValue, path: path.rawValue, variant: variant.isEmpty ? nil : variant, verdict: verdict,
             expected: testCase.expected, observed: observed, request: nil, response: nil, journal: [],
-            why: testCase.why, note: note, curl: nil)
+            why: testCase.why(on: path), note: note, curl: nil)
     }
 
     /// The run's journal entries written since the last case: what the backend did at the mock.
@@ -356,8 +400,11 @@ struct ConformanceSession {
             values["identityToken"] = try caseToken(
                 testCase, variant: variant, outcome, client: client, nonce: tokenNonce, source: source,
                 active: active, context: context)
-        case .exchange, .web:
+        case .exchange:
             runner.arms.arm(outcome.code, .init(testCase: testCase, variant: variant, keys: keys, context: context))
+        case .web, .notifications:
+            // Made by `signIn` and `notification(_:to:)`, not from a code of this kind.
+            break
         }
         return Credential(values: values, code: outcome.code, tokenSub: sub, claimedSub: claimedSub)
     }

@@ -25,10 +25,10 @@ enum NotificationForgery {
         case eventsObject = "events-object"
     }
 
-    /// The signed notification of `kind` about `userKey` for `appGroupId`, with `defect` if given.
+    /// The notification of `kind` about `userKey` for `appGroupId` signed with `key`, with `defect` if given.
     static func make(
         kind: LifecycleEvent.Kind, userKey: String, appGroupId: String, defect: Defect?, world: World,
-        keys: ResolvedKeys, now: Date
+        signedWith key: SigningKey, now: Date
     ) throws -> MintedToken {
         let name = world.scenario.name
         guard let user = world.users[userKey] else {
@@ -65,10 +65,10 @@ enum NotificationForgery {
         }
         let signing: JWSSigning
         switch defect {
-        case .badSignature: signing = .badSignature(keys.signing)
+        case .badSignature: signing = .badSignature(key)
         case .unknownKid: signing = .apple(try StrangerKey.key())
-        case .algNone: signing = .none(kid: keys.signing.kid)
-        default: signing = .apple(keys.signing)
+        case .algNone: signing = .none(kid: key.kid)
+        default: signing = .apple(key)
         }
         let token = try signing.compact(try TokenMinter.encode(JSONValue.object(claims)))
         return MintedToken(token: token, defect: defect?.rawValue, expected: defect == nil ? "accept" : "reject")

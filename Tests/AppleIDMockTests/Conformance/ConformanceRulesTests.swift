@@ -49,7 +49,9 @@ struct ConformanceRulesTests {
                 "web": .object([
                     "start": .string("javascript:alert(1)"), "accepted": .object(["finalUrlContains": .number(1)]),
                 ]),
-                "notifications": .object(["url": .string("http://127.0.0.1:3000/notify")]),
+                "notifications": .object([
+                    "url": .string("ftp://127.0.0.1/notify"), "type": .string("consent-given"), "aud": .string("x"),
+                ]),
                 "accepted": .object(["status": .string("2x"), "userPointer": .string("sub")]),
                 "nonce": .string("md5"),
                 "extra": .bool(true),
@@ -63,13 +65,73 @@ struct ConformanceRulesTests {
         #expect(text.contains("$.exchange.body: the template must send {{authorizationCode}}"))
         #expect(text.contains("$.web.start"))
         #expect(text.contains("$.web.accepted.finalUrlContains: expected a string"))
-        #expect(text.contains("$.notifications: the notifications path is not driven"))
+        #expect(text.contains("$.notifications.url"))
+        #expect(text.contains("$.notifications.type"))
+        #expect(text.contains("$.notifications.aud: unknown field"))
         #expect(text.contains("$.accepted.status"))
         #expect(text.contains("$.accepted.userPointer: a JSON pointer begins with /"))
         #expect(text.contains("$.nonce"))
         #expect(text.contains("$.extra: unknown field"))
         let (_, none) = Self.read(.object(["clientId": .string("com.example.app")]))
         #expect(none.contains { $0.contains("name at least one path") })
+    }
+
+    @Test(
+        "the notifications path: a path of its own, its app group and URL from the scenario unless named, each named field checked"
+    )
+    func notificationsPath() throws {
+        let world = try Fixture.defaultWorld()
+        let (config, problems) = Self.read(
+            .object(["clientId": .string("com.example.app"), "notifications": .object([:])]))
+        #expect(problems.isEmpty)
+        let read = try #require(config)
+        #expect(read.notifications?.type == .consentRevoked && read.native == nil)
+        let checked = try ConformanceController.check(read, in: world)
+        #expect(checked.notifications?.appGroupId == "example")
+        #expect(checked.notifications?.url == "http://localhost:3000/auth/apple/notifications")
+
+        var named = read
+        named.notifications?.url = "http://127.0.0.1:3000/apple"
+        named.notifications?.appGroupId = "other"
+        named.notifications?.type = .accountDelete
+        let kept = try ConformanceController.check(named, in: world)
+        #expect(kept.notifications?.url == "http://127.0.0.1:3000/apple" && kept.notifications?.appGroupId == "other")
+
+        func refusal(_ config: ConformanceConfig) -> String {
+            do {
+                _ = try ConformanceController.check(config, in: world)
+                return ""
+            } catch { return "\(error.message)" }
+        }
+        var unknown = read
+        unknown.notifications?.appGroupId = "nobody"
+        #expect(refusal(unknown).contains("$.notifications.appGroupId: no app group \"nobody\""))
+        var withoutURL = read
+        withoutURL.notifications?.appGroupId = "other"
+        #expect(world.appGroups["other"]?.notificationUrl == nil)
+        #expect(refusal(withoutURL).contains("$.notifications.url: required: app group other"))
+    }
+
+    @Test("each forgery of the notification table is posted by exactly one case, and only on the notifications path")
+    func notificationCases() {
+        var forged: [NotificationForgery.Defect] = []
+        for testCase in ConformanceCase.allCases {
+            switch testCase.notification {
+            case .valid: #expect(testCase == .okBaseline)
+            case .forged(let defect):
+                forged.append(defect)
+                #expect(testCase.expected == .reject)
+                #expect(!testCase.why(on: .notifications).contains("token"), "\(testCase)")
+            case nil: #expect(!testCase.paths.contains(.notifications), "\(testCase)")
+            }
+            #expect((testCase.notification != nil) == testCase.paths.contains(.notifications))
+        }
+        #expect(
+            forged.sorted { $0.rawValue < $1.rawValue }
+                == NotificationForgery.Defect.allCases.sorted { $0.rawValue < $1.rawValue })
+        #expect(ConformanceCase.eventsObject.paths == [.notifications])
+        #expect(ConformanceCase.sigBad.weight(on: .notifications) == .must)
+        #expect(ConformanceCase.eventsObject.weight(on: .notifications) == .should)
     }
 
     @Test("templates: quoted placeholders are escaped, bare ones are JSON values, form bodies percent-encode")
@@ -219,5 +281,79 @@ struct ConformanceRulesTests {
         #expect(xml.contains("a &lt;why&gt; &amp; more"))
         #expect(xml.contains("note &quot;quoted&quot;"))
         #expect(report.failed)
+    }
+}
+
+/// `docs/backend-conformance.md`'s case tables hold what the code says of each case.
+@Suite("Backend conformance: the docs' case tables")
+struct ConformanceCaseTableTests {
+    /// A weight as the tables spell it.
+    private static func word(_ weight: ConformanceCase.Weight) -> String {
+        switch weight {
+        case .must: "must"
+        case .should: "should"
+        case .policy: "policy"
+        }
+    }
+
+    /// The weight column: one word, or each weight with its paths when they differ.
+    private static func weights(_ testCase: ConformanceCase, on paths: [ConformancePath]) -> String {
+        var groups: [(word: String, paths: [String])] = []
+        for path in paths {
+            let word = word(testCase.weight(on: path))
+            if let index = groups.firstIndex(where: { $0.word == word }) {
+                groups[index].paths.append(path.rawValue)
+            } else {
+                groups.append((word, [path.rawValue]))
+            }
+        }
+        if groups.count == 1 { return groups[0].word }
+        return groups.map { "\($0.word) (\($0.paths.joined(separator: ", ")))" }.joined(separator: ", ")
+    }
+
+    /// Each case's row of the main table up to its why (a variants note may follow).
+    static func caseRows() -> [String] {
+        ConformanceCase.allCases.map { testCase in
+            let paths = ConformancePath.allCases.filter(testCase.paths.contains)
+            let cells = [
+                "`\(testCase.rawValue)`", testCase.expected.rawValue, weights(testCase, on: paths),
+                paths.map(\.rawValue).joined(separator: ", "), testCase.why,
+            ]
+            return "| " + cells.joined(separator: " | ")
+        }
+    }
+
+    /// Each row of the notifications path's table.
+    static func notificationRows() -> [String] {
+        ConformanceCase.allCases.filter { $0.paths.contains(.notifications) }.map { testCase in
+            let forgery: String =
+                switch testCase.notification {
+                case .forged(let defect): "`\(defect.rawValue)`"
+                default: "none"
+                }
+            let cells = [
+                "`\(testCase.rawValue)`", forgery, testCase.expected.rawValue,
+                word(testCase.weight(on: .notifications)), testCase.why(on: .notifications),
+            ]
+            return "| " + cells.joined(separator: " | ") + " |"
+        }
+    }
+
+    @Test("every case has its row: id, expected, weight per path, paths and why; the notifications path its own table")
+    func tables() throws {
+        let doc = try String(contentsOfFile: Fixture.root + "/docs/backend-conformance.md", encoding: .utf8)
+        let lines = doc.split(separator: "\n").map(String.init)
+        let missing = Self.caseRows().filter { row in !lines.contains { $0.hasPrefix(row) } }
+        #expect(missing.isEmpty, "rows to put in the case table:\n\(missing.joined(separator: "\n"))")
+        let notifications = Self.notificationRows().filter { !lines.contains($0) }
+        #expect(
+            notifications.isEmpty, "rows to put in the notifications table:\n\(notifications.joined(separator: "\n"))")
+        // And no row of either table names a case the code lacks.
+        for line in lines where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count > 4, cells[1..<4].contains(where: { $0 == "accept" || $0 == "reject" }) else { continue }
+            let id = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            #expect(ConformanceCase(rawValue: id) != nil, "\(id) is in a case table but is no case")
+        }
     }
 }

@@ -1,6 +1,6 @@
 """``conformance(config)`` and ``assert_conformant``: a backend conformance run driven from Python,
 against a running server (``local_server``); the backend here is an address nobody listens on, so
-every case is ``INCONCLUSIVE`` and the assertion names them."""
+every case that could be sent is ``INCONCLUSIVE`` and the assertion names them."""
 
 import socket
 

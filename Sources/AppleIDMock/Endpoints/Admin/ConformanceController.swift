@@ -90,14 +90,15 @@ struct ConformanceController: Sendable {
         let id = Data(SymmetricKey(size: SymmetricKeySize(bitCount: 64)).withUnsafeBytes { Array($0) }).lowercaseHex
         let namespace = "conformance-\(id)"
         let state = try await namespaces.state(for: namespace)
+        let checked: ConformanceConfig
         do {
-            try Self.check(config, in: try await state.current().world)
+            checked = try Self.check(config, in: try await state.current().world)
         } catch {
             _ = try? await namespaces.delete(namespace)
             throw error
         }
         let run = ConformanceRun(
-            id: id, config: config, namespace: namespace, baseURL: address.baseURL(for: request), startedAt: Date())
+            id: id, config: checked, namespace: namespace, baseURL: address.baseURL(for: request), startedAt: Date())
         do {
             try runs.start(run)
         } catch {
@@ -113,8 +114,10 @@ struct ConformanceController: Sendable {
         return Responses.adminJSON(Started(id: id, state: "running", namespace: namespace), status: .created)
     }
 
-    /// Refuses a config whose clients or user the run's world does not have, naming each.
-    static func check(_ config: ConformanceConfig, in world: World) throws(ControlRefusal) {
+    /// Refuses a config whose clients, user or app group the run's world does not have, naming each;
+    /// answers it with the notifications path's app group and URL filled in.
+    static func check(_ config: ConformanceConfig, in world: World) throws(ControlRefusal) -> ConformanceConfig {
+        var config = config
         var reader = JSONReader()
         let clients = world.clients.keys.sorted().joined(separator: ", ")
         if world.clients[config.clientId] == nil {
@@ -138,6 +141,27 @@ struct ConformanceController: Sendable {
                 JSONPath.root.member("clientId"),
                 "the native path carries tokens for an app's bundle ID; \(config.clientId) is a Services ID")
         }
+        if var notifications = config.notifications {
+            let path = JSONPath.root.member("notifications")
+            let groupId = notifications.appGroupId ?? world.clients[config.clientId]?.appGroupId
+            if let groupId, let group = world.appGroups[groupId] {
+                notifications.appGroupId = group.id
+                notifications.url = notifications.url ?? group.notificationUrl
+                if notifications.url == nil {
+                    reader.report(
+                        path.member("url"),
+                        "required: app group \(group.id) of scenario \"\(world.scenario.name)\" registers no notificationUrl"
+                    )
+                }
+            } else if let groupId {
+                reader.report(
+                    path.member("appGroupId"),
+                    "no app group \"\(groupId)\" in scenario \"\(world.scenario.name)\"; app groups: \(world.appGroups.keys.sorted().joined(separator: ", "))"
+                )
+            }
+            config.notifications = notifications
+        }
         try reader.refuseBodyIfInvalid()
+        return config
     }
 }

@@ -156,7 +156,7 @@ struct MintController: Sendable {
     ) {
         let minted = try NotificationForgery.make(
             kind: order.kind, userKey: order.userKey, appGroupId: order.appGroupId, defect: order.defect,
-            world: active.world, keys: active.keys, now: active.now)
+            world: active.world, signedWith: active.keys.signing, now: active.now)
         let started = JournalStart()
         let answer = await NotificationProbe.post(
             minted.token, to: order.url, timeoutMilliseconds: active.world.settings.notificationTimeoutMilliseconds)

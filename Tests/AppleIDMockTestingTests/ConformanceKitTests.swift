@@ -1,0 +1,130 @@
+import AppleIDMockTesting
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import JWTKit
+import Synchronization
+import Testing
+
+/// The kit's `conformance(_:)` and `assertConformant(_:)` against receivers of Apple's
+/// notifications in this process: one that verifies them with jwt-kit as a backend does, one that
+/// takes any post. Public API only.
+@Suite("Kit: backend conformance runs")
+struct ConformanceKitTests {
+    /// A notification's claims as a receiver reads them: `events` a string holding JSON.
+    struct AppleNotification: JWTPayload {
+        var iss: IssuerClaim
+        var aud: AudienceClaim
+        var exp: ExpirationClaim
+        var iat: IssuedAtClaim
+        var events: String
+
+        func verify(using algorithm: some JWTAlgorithm) throws {
+            try exp.verifyNotExpired()
+            guard iss.value == MockAppleID.issuer else {
+                throw JWTError.claimVerificationFailure(failedClaim: iss, reason: "issuer")
+            }
+            try aud.verifyIntendedAudience(includes: "com.example.app")
+        }
+    }
+
+    /// The body Apple posts.
+    struct Post: Decodable {
+        var payload: String
+    }
+
+    /// A receiver on a free port: `verifying` checks each notification against the mock's JWKS
+    /// (fetched from `jwks`, set once the mock runs); otherwise it answers 200 to anything.
+    static func withReceiver(
+        verifying: Bool, _ body: @Sendable (_ url: String, _ jwks: PublishedKeys) async throws -> Void
+    ) async throws {
+        let jwks = PublishedKeys()
+        let router = Router()
+        router.post("/apple/notifications") { request, context -> HTTPResponse.Status in
+            guard verifying else { return .ok }
+            let post = try await request.decode(as: Post.self, context: context)
+            guard let url = jwks.url else { return .serviceUnavailable }
+            do {
+                // Fetched for each notification: a run signs with its own namespace's key.
+                let answer = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                let json = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+                _ = try await JWTKeyCollection().add(jwksJSON: json).verify(post.payload, as: AppleNotification.self)
+                return .ok
+            } catch {
+                return .unauthorized
+            }
+        }
+        try await Application(router: router).test(.live) { receiver in
+            let port = try #require(receiver.port)
+            try await body("http://127.0.0.1:\(port)/apple/notifications", jwks)
+        }
+    }
+
+    static func config(_ url: String) -> String {
+        #"{"clientId": "com.example.app", "notifications": {"url": "\#(url)"}}"#
+    }
+
+    @Test("a receiver that verifies: every notification case passes, the report says so, assertConformant returns it")
+    func verifyingReceiver() async throws {
+        try await Self.withReceiver(verifying: true) { url, jwks in
+            try await MockAppleID.run(.live) { mock in
+                jwks.url = try #require(mock.baseURL) + "/auth/keys"
+                let report = try await mock.assertConformant(Self.config(url), timeout: .seconds(120))
+                #expect(report.state == "finished" && report.error == nil && report.failing.isEmpty)
+                let sent = report.cases.filter { $0.verdict != "SKIPPED" }
+                #expect(Set(sent.map(\.path)) == ["notifications"])
+                #expect(
+                    Set(sent.map(\.id)) == [
+                        "ok-baseline", "sig-bad", "alg-none", "kid-unknown", "iss-wrong", "aud-other-client",
+                        "exp-past",
+                        "events-object",
+                    ])
+                #expect(sent.allSatisfy { $0.verdict == "PASS" }, "\(sent.map(\.line))")
+                #expect(report.summary["PASS"] == sent.count)
+                #expect(sent.allSatisfy { $0.curl?.contains(url) == true })
+            }
+        }
+    }
+
+    @Test("a receiver that takes any post: assertConformant throws ConformanceFailed naming each forgery it took")
+    func anyPostReceiver() async throws {
+        try await Self.withReceiver(verifying: false) { url, _ in
+            try await MockAppleID.run(.live) { mock in
+                let report = try await mock.conformance(Self.config(url), timeout: .seconds(120))
+                let failing = Set(report.failing.map(\.id))
+                #expect(failing == ["sig-bad", "alg-none", "kid-unknown", "iss-wrong", "aud-other-client", "exp-past"])
+                #expect(report.cases.first { $0.id == "events-object" }?.verdict == "WARNING")
+                #expect(throws: MockAppleID.ConformanceFailed.self) { try report.requireConformant() }
+                do throws(MockAppleID.ConformanceFailed) {
+                    try report.requireConformant()
+                } catch {
+                    let text = error.description
+                    #expect(text.contains("6 case(s) failed"))
+                    #expect(text.contains("FAIL notifications sig-bad: accepted a credential Apple never sends"))
+                }
+            }
+        }
+    }
+
+    @Test("a config the mock refuses throws with the field named")
+    func refusedConfig() async throws {
+        try await MockAppleID.run(.router) { mock in
+            await #expect {
+                _ = try await mock.conformance(#"{"clientId": "com.example.app", "notifications": {"type": "x"}}"#)
+            } throws: { error in
+                "\(error)".contains("400") && "\(error)".contains("$.notifications.type")
+            }
+        }
+    }
+}
+
+/// Where the receiver fetches the mock's JWKS, across its handler's tasks.
+final class PublishedKeys: Sendable {
+    private let text = Mutex<String?>(nil)
+
+    var url: String? {
+        get { text.withLock { $0 } }
+        set { text.withLock { $0 = newValue } }
+    }
+}

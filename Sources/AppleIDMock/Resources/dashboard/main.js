@@ -1,10 +1,12 @@
 // The dashboard's entry point: builds each section (in the namespace of the page's URL, picked in
 // the header), asks for the admin token when the server wants one, and keeps the page current
-// (the journal, outbox and clock every second; the rest every few seconds) without reloading.
+// (the journal, outbox and clock every second, and a conformance run while it is under way; the
+// rest every few seconds) without reloading.
 
 import { ApiError, token } from "./api.js";
 import { describe } from "./dom.js";
 import { createClock } from "./clock.js";
+import { createConformance } from "./conformance.js";
 import { createFaults } from "./faults.js";
 import { createJournal } from "./journal.js";
 import { createKeys } from "./keys.js";
@@ -27,6 +29,7 @@ const sections = {
   journal: createJournal(ctx),
   mail: createMail(ctx),
   faults: createFaults(ctx),
+  conformance: createConformance(ctx),
   clock: createClock(ctx),
   keys: createKeys(ctx),
   settings: createSettings(ctx),
@@ -89,7 +92,7 @@ async function run(names, force = false) {
 async function refreshAll(force = false) {
   // The scenario first: other sections read its app groups.
   await run(["scenario"], force);
-  await run(["namespaces", "users", "notifications", "journal", "mail", "faults", "clock", "keys", "settings"], force);
+  await run(["namespaces", "users", "notifications", "journal", "mail", "faults", "conformance", "clock", "keys", "settings"], force);
 }
 
 let ticks = 0;
@@ -98,6 +101,8 @@ async function tick() {
   if (!document.hidden) {
     const names = ["notifications", "clock"];
     if (sections.journal.isLive()) names.push("journal");
+    // A conformance run under way: its report grows every second.
+    if (sections.conformance.isBusy() || ticks % 3 === 0) names.push("conformance");
     if (ticks % 3 === 0) names.push("users", "faults", "keys", "scenario", "mail", "namespaces");
     if (ticks % 5 === 0) names.push("settings");
     await run(names);

@@ -175,17 +175,18 @@ def test_a_planted_bug_shows_as_a_fail(mock, backends, browser, screenshots):
     wait_finished(browser, run_id)
     report = mock.admin("GET", f"/__admin/conformance/runs/{run_id}")
     fails = {(c["path"], c["id"]) for c in report["cases"] if c["verdict"] == "FAIL"}
-    assert fails == {(path, "aud-other-client") for path in ("native", "exchange", "web")}, report["summary"]
-    assert count(browser, "FAIL") == 3
+    paths = ("native", "exchange", "web", "notifications")
+    assert fails == {(path, "aud-other-client") for path in paths}, report["summary"]
+    assert count(browser, "FAIL") == 4
     assert "zero" not in browser.find_element(By.CSS_SELECTOR, "#conformance-summary [data-verdict=FAIL]") \
         .get_attribute("class")
-    assert "A CI job fails: 3 FAIL" in browser.find_element(By.ID, "conformance-progress").text
-    for path in ("native", "exchange", "web"):
+    assert "A CI job fails: 4 FAIL" in browser.find_element(By.ID, "conformance-progress").text
+    for path in paths:
         assert browser.find_elements(By.CSS_SELECTOR, case_row(path, "aud-other-client", "FAIL")), path
-    # Only the FAILs: the three rows.
+    # Only the FAILs: the four rows.
     for verdict in ("INCONCLUSIVE", "WARNING", "ACCEPTED_RISK", "INFO", "PASS", "SKIPPED"):
         click(browser, By.CSS_SELECTOR, f"#conformance-verdicts input[value={verdict}]")
-    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conformance-cases tr.case")) == 3, "only FAILs")
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conformance-cases tr.case")) == 4, "only FAILs")
     click(browser, By.CSS_SELECTOR, f"{case_row('web', 'aud-other-client')} button[aria-expanded]")
     details = browser.find_element(By.CSS_SELECTOR, "#conformance-cases tr.case-details[data-details-for='web/aud-other-client/']")
     wait(browser, lambda d: details.is_displayed(), "the FAIL's details open")
@@ -194,7 +195,7 @@ def test_a_planted_bug_shows_as_a_fail(mock, backends, browser, screenshots):
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     section_screenshot(browser, "conformance-report", screenshots / "dashboard-conformance.png")
     row = browser.find_element(By.CSS_SELECTOR, f"#conformance-runs tr[data-run='{run_id}']").text
-    assert "3 FAIL" in row
+    assert "4 FAIL" in row
 
 
 def test_a_config_the_server_refuses_shows_its_problems_beside_the_editor(mock, browser):

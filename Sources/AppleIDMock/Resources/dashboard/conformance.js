@@ -34,6 +34,10 @@ export function exampleConfig(clientId = "com.example.app", servicesId = "com.ex
       start: "http://127.0.0.1:3000/login/apple/start",
       accepted: { status: "2xx", finalUrlContains: "/welcome" },
     },
+    notifications: {
+      url: "http://127.0.0.1:3000/api/apple/notifications",
+      accepted: { status: "2xx" },
+    },
     accepted: { status: "2xx", cookie: "session", userPointer: "/sub" },
   });
   return JSON.stringify(config, null, 2);

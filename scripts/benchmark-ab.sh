@@ -3,9 +3,11 @@
 # (other processes, thermal state, the shared cores) falls on both alike: round k runs A then B
 # when k is odd, B then A when it is even. Each turn starts the binary on a free port with the
 # memory store and times, with wrk -t2 -c32, `GET /auth/keys`, the refresh grant (one RS256
-# id_token per answer) and authorize with login_hint (a code per answer). It prints every turn,
-# then per endpoint the median of each build and B's median as a share of A's, with the spread of
-# A's own turns: a difference inside that spread is noise.
+# id_token per answer) and authorize with login_hint (a code per answer), and reads the server's
+# CPU time over each run (/proc/PID/stat). It prints every turn, then per endpoint the median of
+# each build's rate and CPU per request, B's as a share of A's, with the spread of A's own turns:
+# a difference inside that spread is noise. With 2 cores and wrk on them, CPU per request is the
+# steadier of the two.
 #
 #   scripts/benchmark-ab.sh OLD_BINARY NEW_BINARY [rounds, default 5] [seconds per run, default 5]
 #
@@ -59,9 +61,24 @@ stop() {
   PID=
 }
 
-# Requests per second of one wrk run.
+# The server's CPU time so far (user + system), in clock ticks (/proc/PID/stat fields 14 and 15).
+cpu_ticks() {
+  awk '{ print $14 + $15 }' "/proc/$PID/stat"
+}
+TICK=$(getconf CLK_TCK)
+
+# One wrk run: "requests/s µs-of-server-CPU-per-request". The CPU per request is what the server
+# spends on one call whatever wrk takes of the same cores, so it tells builds apart where the
+# rate, on a machine whose cores wrk shares, moves with the load around it.
 rate() {
-  wrk -t2 -c32 -d"${DURATION}s" "$@" | awk '/Requests\/sec/ { print $2 }'
+  local before after
+  before=$(cpu_ticks)
+  wrk -t2 -c32 -d"${DURATION}s" "$@" >"$WORK/wrk.out"
+  after=$(cpu_ticks)
+  awk -v ticks=$((after - before)) -v hz="$TICK" '
+    /requests in/ { requests = $1 }
+    /Requests\/sec/ { rate = $2 }
+    END { printf "%s %.1f\n", rate, (requests > 0 ? ticks / hz * 1e6 / requests : 0) }' "$WORK/wrk.out"
 }
 
 # One turn of binary `$1` (named `$2`) on folder `$3`: appends "name endpoint rate" lines to the results.
@@ -84,7 +101,8 @@ LUA
   refreshing=$(rate -s "$WORK/refresh.lua" "$BASE/auth/token")
   authorizing=$(rate "$authorize")
   stop
-  printf '  %-3s keys %10s   refresh %9s   authorize %9s req/s\n' "$name" "$keys" "$refreshing" "$authorizing"
+  printf '  %-3s keys %18s   refresh %18s   authorize %18s (req/s, server CPU µs/req)\n' "$name" "$keys" \
+    "$refreshing" "$authorizing"
   printf '%s keys %s\n%s refresh %s\n%s authorize %s\n' "$name" "$keys" "$name" "$refreshing" "$name" \
     "$authorizing" >>"$WORK/results"
 }
@@ -100,16 +118,19 @@ done
 echo
 echo "medians (B as a share of A; A's own spread, min..max, for the noise)"
 for endpoint in keys refresh authorize; do
-  awk -v e="$endpoint" '
+  for column in 3 4; do
+  awk -v e="$endpoint" -v c="$column" '
     function median(v, n,   i, j, t) {
       for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
       return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
     }
-    $2 == e && $1 == "A" { a[++na] = $3; if (na == 1 || $3 < amin) amin = $3; if ($3 > amax) amax = $3 }
-    $2 == e && $1 == "B" { b[++nb] = $3 }
+    $2 == e && $1 == "A" { a[++na] = $c; if (na == 1 || $c < amin) amin = $c; if ($c > amax) amax = $c }
+    $2 == e && $1 == "B" { b[++nb] = $c }
     END {
       ma = median(a, na); mb = median(b, nb)
-      printf "  %-10s A %10.0f   B %10.0f   B/A %5.1f%%   A spread %.0f..%.0f (%.1f%% of its median)\n",
-        e, ma, mb, 100 * mb / ma, amin, amax, 100 * (amax - amin) / ma
+      unit = c == 3 ? "req/s" : "CPU µs/req"
+      printf "  %-10s %-10s A %10.1f   B %10.1f   B/A %5.1f%%   A spread %.1f..%.1f (%.1f%% of its median)\n",
+        e, unit, ma, mb, 100 * mb / ma, amin, amax, 100 * (amax - amin) / ma
     }' "$WORK/results"
+  done
 done

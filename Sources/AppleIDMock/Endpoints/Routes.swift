@@ -33,7 +33,7 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     // Sign in with Apple JS, at Apple's CDN path (neither group: not an Apple call, not the control plane).
     SignInJSController().addRoutes(to: router)
     // Apple's button images, drawn by the mock (the same: neither group).
-    ButtonImageController(logger: logger).addRoutes(to: router)
+    ButtonImageController(logger: logger, images: DrawnButtonImages()).addRoutes(to: router)
 
     // Outside AppleCallMiddleware, so that the answers of fault rules carry it too.
     let apple = router.group().add(middleware: AppleServerHeaderMiddleware())

@@ -1,7 +1,5 @@
-import Crypto
 import Hummingbird
 import Logging
-import NIOPosix
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -16,8 +14,8 @@ import NIOPosix
 struct ButtonImageController: Sendable {
     let logger: Logger
 
-    /// Images already drawn, by request (the locale left out: it does not change the drawing).
-    private static let drawn = BoundedCache<ButtonImageRequest, BundledAsset>(capacity: 256)
+    /// Images drawn, by request (the locale left out: it does not change the drawing), each once.
+    let images: DrawnButtonImages
 
     func addRoutes(to router: Router<MockRequestContext>) {
         let routes: [(String, ButtonImageRequest.Kind)] = [
@@ -44,19 +42,7 @@ struct ButtonImageController: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: "Page Not Found\n\napple-id-mock: \(error.reason)\n")))
         }
         asked.locale = ""
-        return try await Self.image(for: asked).cdnResponse(to: request)
+        return try await images.image(for: asked).cdnResponse(to: request)
     }
 
-    /// The image drawn for `asked`, from the cache or drawn off the event loop (the largest,
-    /// 2250 x 384 pixels, takes a noticeable fraction of a second).
-    private static func image(for asked: ButtonImageRequest) async throws -> BundledAsset {
-        if let known = drawn[asked] { return known }
-        let image = try await NIOThreadPool.singleton.runIfActive {
-            let png = ButtonImageRenderer.png(for: asked)
-            let digest = SHA256.hash(data: png).prefix(8).lowercaseHex
-            return BundledAsset(body: ByteBuffer(bytes: png), contentType: "image/png", etag: "\"\(digest)\"")
-        }
-        drawn.insert(image, for: asked)
-        return image
-    }
 }

@@ -21,7 +21,7 @@ struct WaitAndVerifyRulesTests {
     @Test("a wait ends when its topic changes, not when another does; at the deadline otherwise")
     func wakes() async throws {
         let watch = StoreWatch()
-        #expect(watch.admit())
+        #expect(watch.admit() == nil)
         defer { watch.release() }
         let seen = watch.generation(.journal)
         let started = ContinuousClock.now
@@ -51,7 +51,7 @@ struct WaitAndVerifyRulesTests {
         #expect(StoreWatch.Topic.mail.spaces.contains(Spaces.mailRefused.name))
         #expect(StoreWatch.Topic.of(space: Spaces.consents.name) == nil)
         let watch = StoreWatch()
-        #expect(watch.admit())
+        #expect(watch.admit() == nil)
         var changes = StoreChanges()
         changes.cleared = ["team-a/" + Spaces.mailRefused.name]
         watch.committed(changes)
@@ -66,7 +66,7 @@ struct WaitAndVerifyRulesTests {
         changes.cleared = [Spaces.outbox.name]
         watch.committed(changes)
         #expect(watch.generation(.outbox) == 0)
-        #expect(watch.admit())
+        #expect(watch.admit() == nil)
         watch.committed(changes)
         #expect(watch.generation(.outbox) == 1 && watch.generation(.journal) == 0)
         watch.release()
@@ -75,8 +75,8 @@ struct WaitAndVerifyRulesTests {
     @Test("readers are bounded; shutdown ends every wait and refuses new readers")
     func boundedAndClosed() async {
         let watch = StoreWatch(limit: 2)
-        #expect(watch.admit() && watch.admit())
-        #expect(!watch.admit())
+        #expect(watch.admit() == nil && watch.admit() == nil)
+        #expect(watch.admit() != nil)
         watch.release()
         let started = ContinuousClock.now
         async let waited: Void = watch.wait(.mail, after: watch.generation(.mail), until: .now + .seconds(30))
@@ -84,7 +84,28 @@ struct WaitAndVerifyRulesTests {
         watch.close()
         await waited
         #expect(ContinuousClock.now - started < .seconds(10))
-        #expect(!watch.admit())
+        #expect(watch.admit() != nil)
+    }
+
+    @Test("readers are shared fairly: one namespace holds at most a quarter, and the others leave default a quarter")
+    func fairShares() {
+        let watch = StoreWatch(limit: 8)
+        #expect(watch.namespaceShare == 2 && watch.defaultReserve == 2)
+        #expect(watch.admit(for: "a") == nil && watch.admit(for: "a") == nil)
+        #expect(watch.admit(for: "a") == .namespaceShare)
+        #expect(watch.admit(for: "b") == nil && watch.admit(for: "b") == nil)
+        #expect(watch.admit(for: "c") == nil && watch.admit(for: "c") == nil)
+        // Six of eight held by other namespaces: the last two are default's.
+        #expect(watch.admit(for: "d") == .full)
+        #expect(watch.admit() == nil && watch.admit() == nil)
+        #expect(watch.admit() == .full && watch.readers == 8)
+        watch.release(for: "a")
+        #expect(watch.admit(for: "a") == nil, "a's slot back, within its share and the others' part")
+        watch.release()
+        #expect(watch.admit(for: "d") == .full, "a slot of default's reserve stays default's")
+        #expect(watch.admit() == nil)
+        watch.close()
+        #expect(watch.admit(for: "e") == .closed)
     }
 
     @Test("a waiting read returns as soon as it is satisfied, and says so; otherwise at the deadline")
@@ -92,14 +113,16 @@ struct WaitAndVerifyRulesTests {
         let watch = StoreWatch()
         let count = Counter()
         let patient = WaitingRead(seconds: 20)
-        async let result = patient.run(.journal, watch: watch, read: { count.value }, satisfied: { $0 >= 2 })
+        async let result = patient.run(
+            .journal, watch: watch, in: .default, read: { count.value }, satisfied: { $0 >= 2 })
         try await Task.sleep(for: .milliseconds(50))
         count.value = 2
         watch.changed([.journal])
         let (value, satisfied) = try await result
         #expect(value == 2 && satisfied)
         let brief = WaitingRead(seconds: 0.1)
-        let (_, reached) = try await brief.run(.journal, watch: watch, read: { 0 }, satisfied: { $0 >= 1 })
+        let (_, reached) = try await brief.run(
+            .journal, watch: watch, in: .default, read: { 0 }, satisfied: { $0 >= 1 })
         #expect(!reached)
         #expect(watch.readers == 0)
     }

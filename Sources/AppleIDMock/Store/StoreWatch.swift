@@ -4,7 +4,8 @@ import Synchronization
 /// (`waitSeconds` on `GET /__admin/journal`, `…/notifications`, `…/mail`, and journal
 /// verification). Nothing polls per waiter: a memory (or SQLite) store tells the watch what each
 /// committed step wrote; PostgreSQL, which replicas share, is read once per interval while anyone
-/// waits (`StoreWatchService`). The number of waiters is bounded, and shutdown wakes them all.
+/// waits (`StoreWatchService`). The number of waiters is bounded, fairly across namespaces (a share
+/// each, a reserve for `default`), and shutdown wakes them all.
 final class StoreWatch: Sendable {
     /// What a reader can wait on.
     enum Topic: Int, Sendable, CaseIterable {
@@ -39,6 +40,9 @@ final class StoreWatch: Sendable {
         var waiters: [Int: Waiter] = [:]
         var nextId = 0
         var admitted = 0
+        /// Readers admitted for namespaces other than `default`, in all and by name.
+        var admittedElsewhere = 0
+        var admittedIn: [String: Int] = [:]
         var closed = false
         /// The poller waiting for a first reader.
         var idlePollers: [CheckedContinuation<Void, Never>] = []
@@ -49,6 +53,12 @@ final class StoreWatch: Sendable {
     private let admitted = Atomic<Int>(0)
     /// The most readers admitted at once.
     let limit: Int
+    /// The most readers one namespace other than `default` may hold: a quarter of `limit`, so one
+    /// namespace's waits never take every slot.
+    var namespaceShare: Int { max(1, limit / 4) }
+    /// The slots only `default`'s readers take: a quarter of `limit`, so the other namespaces
+    /// together never starve it.
+    var defaultReserve: Int { limit / 4 }
 
     init(limit: Int = StoreWatch.defaultLimit) {
         self.limit = limit
@@ -56,24 +66,53 @@ final class StoreWatch: Sendable {
 
     // MARK: Readers
 
-    /// Admits one more reader; false when `limit` readers already wait or the server is stopping.
-    func admit() -> Bool {
-        let pollers = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
-            guard !state.closed, state.admitted < limit else { return nil }
+    /// Why a reader was not admitted.
+    enum Refusal: Error, Sendable, Equatable {
+        /// `limit` readers wait (or, for a namespace other than `default`, all the slots it may share).
+        case full
+        /// The namespace holds its share already.
+        case namespaceShare
+        /// The server is stopping.
+        case closed
+    }
+
+    /// Admits one more reader for `namespace` (`nil`: `default`), unless `limit` readers wait, the
+    /// namespace holds its share (`namespaceShare`), the namespaces other than `default` hold all
+    /// but its reserve (`defaultReserve`), or the server is stopping.
+    func admit(for namespace: String? = nil) -> Refusal? {
+        let admission = state.withLock { state -> Result<[CheckedContinuation<Void, Never>], Refusal> in
+            guard !state.closed else { return .failure(.closed) }
+            guard state.admitted < limit else { return .failure(.full) }
+            if let namespace {
+                guard state.admittedIn[namespace, default: 0] < namespaceShare else {
+                    return .failure(.namespaceShare)
+                }
+                guard state.admittedElsewhere < limit - defaultReserve else { return .failure(.full) }
+                state.admittedIn[namespace, default: 0] += 1
+                state.admittedElsewhere += 1
+            }
             state.admitted += 1
             admitted.store(state.admitted, ordering: .sequentiallyConsistent)
             defer { state.idlePollers = [] }
-            return state.idlePollers
+            return .success(state.idlePollers)
         }
-        guard let pollers else { return false }
-        for poller in pollers { poller.resume() }
-        return true
+        switch admission {
+        case .failure(let refusal): return refusal
+        case .success(let pollers):
+            for poller in pollers { poller.resume() }
+            return nil
+        }
     }
 
-    /// Lets an admitted reader go.
-    func release() {
+    /// Lets a reader admitted for `namespace` go.
+    func release(for namespace: String? = nil) {
         state.withLock { state in
             state.admitted -= 1
+            if let namespace {
+                state.admittedElsewhere -= 1
+                let left = state.admittedIn[namespace, default: 1] - 1
+                state.admittedIn[namespace] = left > 0 ? left : nil
+            }
             admitted.store(state.admitted, ordering: .sequentiallyConsistent)
         }
     }

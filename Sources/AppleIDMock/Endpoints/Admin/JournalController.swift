@@ -42,7 +42,7 @@ struct JournalController: Sendable {
                 "namespace", "namespace=* reads every namespace from the default namespace's control plane only")
         }
         let (matching, reached) = try await wait.run(
-            .journal, watch: state.store.watch,
+            .journal, watch: state.store.watch, in: state.scope,
             read: {
                 let entries =
                     query.everyNamespace
@@ -60,7 +60,7 @@ struct JournalController: Sendable {
     private func verify(_ state: MockState, _ request: Request) async throws -> Response {
         let asked = try VerificationRequest.read(try await AdminBody.json(request))
         let (outcome, _) = try await asked.wait.run(
-            .journal, watch: state.store.watch,
+            .journal, watch: state.store.watch, in: state.scope,
             read: { asked.verification.check(try await state.journal(recorder: self.journal)) },
             satisfied: \.verified)
         return Responses.adminJSON(outcome, status: outcome.verified ? .ok : .unprocessableContent)

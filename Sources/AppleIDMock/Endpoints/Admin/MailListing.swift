@@ -40,7 +40,8 @@ struct MailListing: Encodable, Sendable {
     /// Reads the mailbox of `state` for `query`, waiting as it asks.
     static func read(_ query: MailListQuery, in state: MockState, smtp: Status) async throws -> MailListing {
         let (matching, reached) = try await query.wait.run(
-            .mail, watch: state.store.watch, read: { try await state.mail.records().filter(query.matches) },
+            .mail, watch: state.store.watch, in: state.scope,
+            read: { try await state.mail.records().filter(query.matches) },
             satisfied: { $0.count >= query.wait.target })
         let usage = try await state.mail.usage()
         let settings = try await state.current().world.settings

@@ -56,7 +56,7 @@ struct NotificationsController: Sendable {
         try reader.refuseQueryIfInvalid()
         let settling = wanted == "settled"
         let (records, reached) = try await wait.run(
-            .outbox, watch: state.store.watch,
+            .outbox, watch: state.store.watch, in: state.scope,
             read: {
                 try await state.notifications().filter { record in
                     guard let wanted, !settling else { return true }

@@ -68,25 +68,31 @@ struct WaitingRead: Sendable {
     }
 
     /// Runs `read` until `satisfied` holds for its result or the wait is over; returns the last
-    /// result and whether it was satisfied.
+    /// result and whether it was satisfied. The wait counts against `scope`'s share of the watch.
     func run<T: Sendable>(
-        _ topic: StoreWatch.Topic, watch: StoreWatch, read: () async throws -> T,
+        _ topic: StoreWatch.Topic, watch: StoreWatch, in scope: NamespaceScope, read: () async throws -> T,
         satisfied: (T) -> Bool
     ) async throws -> (value: T, satisfied: Bool) {
         guard seconds > 0 else {
             let value = try await read()
             return (value, satisfied(value))
         }
-        guard watch.admit() else {
-            if watch.isClosed {
-                let value = try await read()
-                return (value, satisfied(value))
-            }
+        let namespace = scope.isDefault ? nil : scope.name
+        switch watch.admit(for: namespace) {
+        case nil: break
+        case .closed:
+            let value = try await read()
+            return (value, satisfied(value))
+        case .full:
             throw ControlRefusal.limitReached(
-                "\(watch.limit) reads already wait; try again when one ends, or without waitSeconds",
+                "\(watch.limit) reads already wait on this server (\(watch.defaultReserve) of them kept for the default namespace); try again when one ends, or without waitSeconds",
                 limit: watch.limit)
+        case .namespaceShare:
+            throw ControlRefusal.limitReached(
+                "\(watch.namespaceShare) reads already wait in namespace \(scope.name), its share of the server's \(watch.limit); try again when one ends, or without waitSeconds",
+                limit: watch.namespaceShare)
         }
-        defer { watch.release() }
+        defer { watch.release(for: namespace) }
         let deadline = ContinuousClock.now + .milliseconds(Int64((seconds * 1000).rounded()))
         return try await withGracefulShutdownHandler {
             while true {

@@ -30,7 +30,9 @@
 # Usage: scripts/benchmark.sh [seconds per measurement, default 5]
 #   BENCH_BIN=path: measure that binary, built by you (no build here, no bare server: e.g. a debug
 #   build while trying the script; its figures are not release figures).
-#   BENCH_ONLY=namespaces: only the namespace figures; BENCH_ONLY=stores: only the stores' figures.
+#   BENCH_ONLY=namespaces: only the namespace figures (and the lookups across namespaces: a relay
+#   address's RCPT TO and a transfer_sub's usermigrationinfo, with 1 and 1,001 namespaces);
+#   BENCH_ONLY=stores: only the stores' figures.
 #   BENCH_STORE_ROUNDS=n: rounds of the stores' figures, alternated (default 5; about 80 s each).
 # To compare two builds (before and after a change) in one run, alternating them, see
 # scripts/benchmark-ab.sh.
@@ -386,6 +388,105 @@ namespace_figures() {
   stop_server
 }
 
+# --- lookups by a key across namespaces (issue 47) ------------------------------------------------
+# A relay address (SMTP RCPT TO) and a transfer_sub (/auth/usermigrationinfo) find their namespace
+# through the locator's indexes: timed with 1 namespace and again after 1,000 more were made.
+
+# Starts the server with `serve` options $@ (memory store, the SMTP relay on PORT+1); sets PID, BASE.
+start_lookup_server() {
+  if health_answers; then echo "port $PORT is already in use" >&2; exit 1; fi
+  START=$EPOCHREALTIME
+  "$BIN" serve --port "$PORT" --log-level error --state memory --smtp-port "$((PORT + 1))" "$@" >"$WORK/server.log" 2>&1 &
+  PID=$!
+  await_server
+}
+
+# Makes 1,000 namespaces besides default.
+make_namespaces() {
+  for i in $(seq -w 1 1000); do
+    printf 'url = "%s/__admin/namespaces/lookup-%s"\noutput = "/dev/null"\n' "$BASE" "$i"
+  done >"$WORK/lookup-put.curl"
+  curl_each "$WORK/lookup-put.curl" -X PUT | awk '$1 != 201 { bad++ } END { if (bad) { print bad " namespaces not made" > "/dev/stderr"; exit 1 } }'
+}
+
+# The median milliseconds of 300 `RCPT TO:<$1>` (MAIL FROM a registered sender, RSET after each) on
+# one SMTP connection.
+rcpt_ms() {
+  python3 - "$((PORT + 1))" "$1" <<'PY'
+import smtplib, statistics, sys, time
+smtp = smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=30)
+smtp.ehlo("bench.example.com")
+times = []
+for _ in range(300):
+    smtp.mail("news@example.com")
+    started = time.perf_counter()
+    code, _ = smtp.rcpt(sys.argv[2])
+    times.append(time.perf_counter() - started)
+    if code != 250:
+        sys.exit(f"RCPT TO {sys.argv[2]} answered {code}")
+    smtp.rset()
+smtp.quit()
+print(f"{statistics.median(times) * 1000:.3f}")
+PY
+}
+
+# Mean milliseconds of a usermigrationinfo call over a wrk run with the script $1.
+migration_ms() {
+  wrk -t1 -c1 -d"${DURATION}s" -s "$1" "$BASE/auth/usermigrationinfo" \
+    | awk '/Non-2xx/ { print "usermigrationinfo answered errors" > "/dev/stderr"; exit 1 }
+      /requests in/ { n = $1 } END { if (n) printf "%.3f", '"$DURATION"' * 1000 / n }'
+}
+
+lookup_figures() {
+  echo
+  echo "== lookups across namespaces (state: memory): 1 namespace, then 1,001"
+  start_lookup_server
+  local relay one many
+  relay=$(curl -s -H 'Content-Type: application/json' "$BASE/__admin/native/authorize" \
+    -d '{"clientId": "com.example.app", "user": "sam", "scopes": ["name", "email"]}' | sed -n 's/.*"email" : "\([^"]*\)".*/\1/p')
+  [ -n "$relay" ] || { echo "no relay address for sam" >&2; exit 1; }
+  one=$(rcpt_ms "$relay")
+  make_namespaces
+  many=$(rcpt_ms "$relay")
+  LOOKUP_RCPT="RCPT $one ms / $many ms"
+  echo "  RCPT TO a relay address (median of 300 on one connection): $one ms with 1 namespace, $many ms with 1,001 (target: flat)"
+  stop_server
+
+  start_lookup_server --scenario transfer
+  local secret token old_sub transfer_sub
+  local web=com.example.web callback=http://localhost:3000/auth/apple/callback
+  secret_of() {
+    curl -s -H 'Content-Type: application/json' "$BASE/__admin/client-secret" -d "{\"clientId\": \"$web\"}" \
+      | sed -n 's/.*"clientSecret" : "\([^"]*\)".*/\1/p'
+  }
+  token_of() {
+    curl -s "$BASE/auth/token" -d client_id=$web -d client_secret="$1" -d grant_type=client_credentials \
+      -d scope=user.migration | sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p'
+  }
+  curl -s -o /dev/null "$BASE/auth/authorize?client_id=$web&redirect_uri=$callback&response_type=code&response_mode=form_post&scope=email&login_hint=sam"
+  old_sub=$(curl -s "$BASE/__admin/consents" | sed -n 's/.*"sub" : "\([^"]*\)".*/\1/p' | head -n 1)
+  secret=$(secret_of)
+  token=$(token_of "$secret")
+  transfer_sub=$(curl -s "$BASE/auth/usermigrationinfo" -H "Authorization: Bearer $token" -d sub="$old_sub" \
+    -d target=XYZ789KLMN -d client_id=$web -d client_secret="$secret" | sed -n 's/.*"transfer_sub":"\([^"]*\)".*/\1/p')
+  [ -n "$transfer_sub" ] || { echo "no transfer_sub from usermigrationinfo" >&2; exit 1; }
+  curl -s -o /dev/null -H 'Content-Type: application/json' "$BASE/__admin/clock" -d '{"now": "2031-01-01T00:00:01Z"}'
+  secret=$(secret_of)
+  token=$(token_of "$secret")
+  cat >"$WORK/migration.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+wrk.headers["Authorization"] = "Bearer $token"
+wrk.body = "transfer_sub=$transfer_sub&client_id=$web&client_secret=$secret"
+LUA
+  one=$(migration_ms "$WORK/migration.lua")
+  make_namespaces
+  many=$(migration_ms "$WORK/migration.lua")
+  LOOKUP_MIGRATION="usermigrationinfo $one ms / $many ms"
+  echo "  POST /auth/usermigrationinfo with a transfer_sub (mean of a ${DURATION} s run on one connection): $one ms with 1 namespace, $many ms with 1,001 (target: flat)"
+  stop_server
+}
+
 # --- durable stores (issue 35) ----------------------------------------------------------------
 # The stores are measured alternated, not one after the other: every store's server runs at once,
 # each on a port of its own and idle while another is measured, and each round runs every figure
@@ -596,6 +697,7 @@ fi
 if [ "$ONLY" = namespaces ]; then
   echo "apple-id-mock benchmark, namespaces only: $BIN, wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (same cores)"
   namespace_figures
+  lookup_figures
   exit 0
 fi
 
@@ -688,6 +790,7 @@ fi
 # --- namespaces -------------------------------------------------------------------------------
 # After the bare server, whose token run reuses the mock's refresh.lua.
 namespace_figures
+lookup_figures
 
 # --- live grants ------------------------------------------------------------------------------
 # After the bare server, so that its rates are taken minutes, not the grants' ten, after the mock's.
@@ -731,3 +834,4 @@ echo "  refresh $(ratio "$REFRESH_RATE")   code exchange $(ratio "$EXCHANGE_RATE
 echo "== durable stores as shares of the memory store:$STORE_SHARES"
 [ -z "$IMAGE_FIGURES" ] || echo "== the image's executable ($IMAGE): $IMAGE_FIGURES"
 echo "== namespaces: refresh in a namespace $NS_SHARE of default's (by CPU per request $NS_CPU_SHARE; prefixed $(pct "$NS_PREFIX_RATE" "$NS_DEFAULT_RATE")); 1,000 idle namespaces +$NS_RSS_MIB MiB RSS; creating one $NS_CREATE_MS ms"
+echo "== lookups with 1 namespace / 1,001: $LOOKUP_RCPT; $LOOKUP_MIGRATION"

@@ -61,9 +61,10 @@ stop() {
   PID=
 }
 
-# The server's CPU time so far (user + system), in clock ticks (/proc/PID/stat fields 14 and 15).
+# The server's CPU time so far (user + system), in clock ticks (/proc/PID/stat fields 14 and 15,
+# counted after the command name, which may hold spaces).
 cpu_ticks() {
-  awk '{ print $14 + $15 }' "/proc/$PID/stat"
+  sed 's/.*) //' "/proc/$PID/stat" | awk '{ print $12 + $13 }'
 }
 TICK=$(getconf CLK_TCK)
 

@@ -98,7 +98,7 @@ extension MockAppleID {
         let deadline = ContinuousClock.now + timeout
         while true {
             // A waiting read answers when the run finishes, or after at most 60 s.
-            let seconds = max(0, min(60, (deadline - ContinuousClock.now).components.seconds))
+            let seconds = max(1, min(60, (deadline - ContinuousClock.now).components.seconds))
             let report = try await call(.get, path + "?waitSeconds=\(seconds)", as: ConformanceReport.self)
             if report.state == "finished" { return report }
             if ContinuousClock.now >= deadline {

@@ -78,3 +78,30 @@ struct DrawnButtonImagesTests {
         #expect(drawing.runs.withLock { $0 } == 2)
     }
 }
+
+/// The one-at-a-time rule under cancellation.
+@Suite("Single flight")
+struct SingleFlightTests {
+    @Test("a cancelled runner's waiters run the work again instead of taking its cancellation")
+    func cancelledRunner() async throws {
+        let flight = SingleFlight<String, Int>()
+        let started = Mutex(false)
+        let runner = Task {
+            try await flight.run("k") {
+                started.withLock { $0 = true }
+                // Held until cancelled.
+                try await Task.sleep(for: .seconds(3600))
+                return 0
+            }
+        }
+        #expect(try await Waiting.until(seconds: 10, every: .zero) { started.withLock { $0 } })
+        let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<3 { group.addTask { try await flight.run("k") { 7 } } }
+            #expect(try await Waiting.until(seconds: 10, every: .zero) { await flight.waiters(for: "k") == 3 })
+            runner.cancel()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers == [7, 7, 7])
+        await #expect(throws: CancellationError.self) { try await runner.value }
+    }
+}

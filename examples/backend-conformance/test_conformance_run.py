@@ -146,8 +146,9 @@ def test_a_closed_port_is_inconclusive(conformance_mock):
     ({"native": {"url": "http://127.0.0.1:9/api/auth/apple/native", "body": '{"rawNonce": "{{rawNonce}}"}'}},
      "$.native.body"),
     ({"clientId": "com.nobody.app"}, "$.clientId"),
-    ({"notifications": {"appGroupId": "nobody"}}, "$.notifications.appGroupId"),
-    ({"notifications": {"type": "consent-given"}}, "$.notifications.type"),
+    ({"notifications": {"url": "http://127.0.0.1:9/n", "appGroupId": "nobody"}}, "$.notifications.appGroupId"),
+    ({"notifications": {"url": "http://127.0.0.1:9/n", "type": "consent-given"}}, "$.notifications.type"),
+    ({"notifications": {"appGroupId": "example"}}, "$.notifications.url"),
     ({"notifications": {"url": "ftp://127.0.0.1/n"}}, "$.notifications.url"),
 ])
 def test_bad_configs_are_refused_naming_the_field(conformance_mock, overrides, field):

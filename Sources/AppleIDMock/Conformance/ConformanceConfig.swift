@@ -68,14 +68,16 @@ struct ConformanceConfig: Sendable {
         var accepted: Acceptance?
     }
 
-    /// The notifications path: where the backend receives Apple's notifications, about which app
-    /// group, of which type. The app group defaults to `clientId`'s, the URL to the group's
-    /// `notificationUrl` (`ConformanceController.check` fills both in from the run's world).
+    /// The notifications path: where the backend receives Apple's notifications (a URL the config
+    /// names: a run sends nowhere else), about which app group (by default `clientId`'s, filled in
+    /// by `ConformanceController.check`), of which type, and how a receiver's answer shows it took a
+    /// notification in (by default a 2xx, what Apple counts as delivered; not the config's
+    /// `accepted`, which reads a sign-in).
     struct Notifications: Sendable {
-        var url: String?
+        var url: String
         var appGroupId: String?
         var type: LifecycleEvent.Kind
-        var accepted: Acceptance?
+        var accepted: Acceptance = .any2xx
     }
 
     /// The placeholders a template may use.
@@ -189,13 +191,13 @@ struct ConformanceConfig: Sendable {
         return start.map { Web(start: $0, accepted: accepted) }
     }
 
-    /// The notifications path: `url`, `appGroupId`, `type` and `accepted`, all optional.
+    /// The notifications path: `url` (required), `appGroupId`, `type` and `accepted`.
     private static func notificationsPath(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader)
         -> Notifications?
     {
         guard let members = reader.object(value, at: path, allowed: ["url", "appGroupId", "type", "accepted"])
         else { return nil }
-        let url = members["url"].flatMap { reader.string($0, at: path.member("url")) }
+        let url = reader.required(members, "url", at: path).flatMap { reader.string($0, at: path.member("url")) }
         if let url, let problem = HTTPURLCheck.problem(url) { reader.report(path.member("url"), problem) }
         let group = members["appGroupId"].flatMap { reader.string($0, at: path.member("appGroupId")) }
         let type =
@@ -203,7 +205,8 @@ struct ConformanceConfig: Sendable {
                 reader.choice($0, at: path.member("type"), of: LifecycleEvent.Kind.allCases.map(\.rawValue))
             }.flatMap(LifecycleEvent.Kind.init(rawValue:)) ?? .consentRevoked
         let accepted = members["accepted"].flatMap { acceptance($0, at: path.member("accepted"), reader: &reader) }
-        return Notifications(url: url, appGroupId: group, type: type, accepted: accepted)
+        guard let url else { return nil }
+        return Notifications(url: url, appGroupId: group, type: type, accepted: accepted ?? .any2xx)
     }
 
     /// Whether `name` is an HTTP token (a header name).

@@ -312,21 +312,23 @@ struct ConformanceSession {
     private func notification(_ testCase: ConformanceCase, to receiver: ConformanceConfig.Notifications)
         async throws -> ConformanceConfig.Endpoint
     {
-        guard let url = receiver.url, let appGroupId = receiver.appGroupId, let notification = testCase.notification
-        else { throw ControlRefusal.notApplicable("\(testCase.rawValue) posts no notification") }
+        guard let appGroupId = receiver.appGroupId, let notification = testCase.notification else {
+            throw ControlRefusal.notApplicable("\(testCase.rawValue) posts no notification")
+        }
         let defect: NotificationForgery.Defect? =
             switch notification {
             case .valid: nil
             case .forged(let defect): defect
             }
         let active = try await state.current()
+        // Another app's notification is addressed to no client id the backend accepts.
         let minted = try NotificationForgery.make(
-            kind: receiver.type, userKey: config.user, appGroupId: appGroupId,
-            defect: defect, world: active.world, signedWith: keys.signing,
-            now: active.now)
+            kind: receiver.type, userKey: config.user, appGroupId: appGroupId, defect: defect, world: active.world,
+            signedWith: keys.signing, now: active.now,
+            foreignAudienceExcept: Set([config.clientId] + config.otherClientIds))
         let body = String(decoding: try JSONEncoder().encode(["payload": minted.token]), as: UTF8.self)
         return ConformanceConfig.Endpoint(
-            url: url, method: "POST", headers: [("Content-Type", "application/json")], body: body,
+            url: receiver.url, method: "POST", headers: [("Content-Type", "application/json")], body: body,
             accepted: receiver.accepted)
     }
 

@@ -25,10 +25,12 @@ enum NotificationForgery {
         case eventsObject = "events-object"
     }
 
-    /// The notification of `kind` about `userKey` for `appGroupId` signed with `key`, with `defect` if given.
+    /// The notification of `kind` about `userKey` for `appGroupId` signed with `key`, with `defect` if
+    /// given. `wrong-aud` addresses another app group's primary bundle ID, none of
+    /// `foreignAudienceExcept` (client ids the receiver serves), or a made-up one.
     static func make(
         kind: LifecycleEvent.Kind, userKey: String, appGroupId: String, defect: Defect?, world: World,
-        signedWith key: SigningKey, now: Date
+        signedWith key: SigningKey, now: Date, foreignAudienceExcept served: Set<String> = []
     ) throws -> MintedToken {
         let name = world.scenario.name
         guard let user = world.users[userKey] else {
@@ -52,7 +54,9 @@ enum NotificationForgery {
             claims["iat"] = .number(seconds - 2 * 86_400)
             claims["exp"] = .number(seconds - 86_400)
         case .wrongAudience:
-            let other = world.appGroups.values.map(\.primaryBundleId).sorted().first { $0 != group.primaryBundleId }
+            let other = world.appGroups.values.map(\.primaryBundleId).sorted().first {
+                $0 != group.primaryBundleId && !served.contains($0)
+            }
             claims["aud"] = .string(other ?? "\(group.primaryBundleId).other")
         case .wrongIssuer:
             claims["iss"] = .string(IdentityTokenMint.forgedIssuer)

@@ -68,8 +68,10 @@ final class StoreWatch: Sendable {
 
     /// Why a reader was not admitted.
     enum Refusal: Error, Sendable, Equatable {
-        /// `limit` readers wait (or, for a namespace other than `default`, all the slots it may share).
+        /// `limit` readers wait.
         case full
+        /// The namespaces other than `default` hold all but `default`'s reserve.
+        case othersFull
         /// The namespace holds its share already.
         case namespaceShare
         /// The server is stopping.
@@ -87,7 +89,7 @@ final class StoreWatch: Sendable {
                 guard state.admittedIn[namespace, default: 0] < namespaceShare else {
                     return .failure(.namespaceShare)
                 }
-                guard state.admittedElsewhere < limit - defaultReserve else { return .failure(.full) }
+                guard state.admittedElsewhere < limit - defaultReserve else { return .failure(.othersFull) }
                 state.admittedIn[namespace, default: 0] += 1
                 state.admittedElsewhere += 1
             }

@@ -115,7 +115,7 @@ struct ConformanceController: Sendable {
     }
 
     /// Refuses a config whose clients, user or app group the run's world does not have, naming each;
-    /// answers it with the notifications path's app group and URL filled in.
+    /// answers it with the notifications path's app group filled in.
     static func check(_ config: ConformanceConfig, in world: World) throws(ControlRefusal) -> ConformanceConfig {
         var config = config
         var reader = JSONReader()
@@ -146,13 +146,6 @@ struct ConformanceController: Sendable {
             let groupId = notifications.appGroupId ?? world.clients[config.clientId]?.appGroupId
             if let groupId, let group = world.appGroups[groupId] {
                 notifications.appGroupId = group.id
-                notifications.url = notifications.url ?? group.notificationUrl
-                if notifications.url == nil {
-                    reader.report(
-                        path.member("url"),
-                        "required: app group \(group.id) of scenario \"\(world.scenario.name)\" registers no notificationUrl"
-                    )
-                }
             } else if let groupId {
                 reader.report(
                     path.member("appGroupId"),

@@ -85,8 +85,13 @@ struct WaitingRead: Sendable {
             return (value, satisfied(value))
         case .full:
             throw ControlRefusal.limitReached(
-                "\(watch.limit) reads already wait on this server (\(watch.defaultReserve) of them kept for the default namespace); try again when one ends, or without waitSeconds",
+                "\(watch.limit) reads already wait on this server; try again when one ends, or without waitSeconds",
                 limit: watch.limit)
+        case .othersFull:
+            let shared = watch.limit - watch.defaultReserve
+            throw ControlRefusal.limitReached(
+                "\(shared) reads already wait in namespaces other than default, all they may hold of the server's \(watch.limit) (\(watch.defaultReserve) are kept for default); try again when one ends, or without waitSeconds",
+                limit: shared)
         case .namespaceShare:
             throw ControlRefusal.limitReached(
                 "\(watch.namespaceShare) reads already wait in namespace \(scope.name), its share of the server's \(watch.limit); try again when one ends, or without waitSeconds",

@@ -3,7 +3,9 @@
 extension Namespaces {
     /// The keys every namespace publishes now (on its own clock), each `kid` once, the default
     /// namespace's first: what `/auth/keys` without a namespace publishes, so that a backend on
-    /// Apple's URLs verifies tokens from any namespace. A key a namespace unpublished stays out.
+    /// Apple's URLs verifies tokens from any namespace. The namespaces that never changed their keys
+    /// publish the same shared `kid`s; a key a namespace unpublished is under a `kid` of its own,
+    /// which stays out.
     func publishedEverywhere() async throws -> ResolvedKeys {
         let home = try await defaultState.current()
         let state = defaultState
@@ -15,7 +17,8 @@ extension Namespaces {
             guard let control else { return found }
             let now = control.now(base: base)
             let roster =
-                control.keys ?? KeyRoster.bundled(state.catalog.keyRing, signingKid: "").renamed(scope.bundledKid)
+                control.keys
+                ?? KeyRoster.bundled(state.catalog.keyRing, signingKid: "").renamed(NamespaceScope.sharedKid)
             for entry in roster.entries where entry.isPublished(at: now) {
                 let key: SigningKey?
                 switch entry.origin {

@@ -34,14 +34,21 @@ extension MockState {
         return made.kid
     }
 
-    /// Publishes, unpublishes or signs with `kid`.
+    /// Publishes, unpublishes or signs with `kid`. In a namespace other than the default, unpublishing
+    /// a bundled key under its shared `kid` gives the namespace a `kid` of its own for it (signing
+    /// under that one if the key signed): the shared one is still published for the others.
     func changeKey(_ kid: String, _ change: KeyChange) async throws {
         try await changeControl { control, active, _ in
             var roster = control.keys ?? self.defaultRoster(settings: active.world.settings)
             try Self.refusing {
                 switch change {
                 case .publish: try roster.publish(kid)
-                case .unpublish: try roster.unpublish(kid)
+                case .unpublish:
+                    // Copy on write: a shared kid stays published for the namespaces that keep it;
+                    // this one takes a kid of its own for the key, which it unpublishes.
+                    let own = self.scope.ownKid(replacingShared: kid, in: self.catalog.keyRing)
+                    if let own { try roster.rename(kid, to: own) }
+                    try roster.unpublish(own ?? kid)
                 case .sign: try roster.sign(with: kid)
                 }
             }

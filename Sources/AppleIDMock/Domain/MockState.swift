@@ -181,17 +181,15 @@ final class MockState: Sendable {
     }
 
     /// The bundled keys, all published, signing with `settings.signingKeyId` or the first by name.
-    /// In a namespace other than the default, the bundled keys go by the namespace's own `kid`s
-    /// (`NamespaceScope.bundledKid`).
+    /// In a namespace other than the default, the bundled keys go by the shared `kid`s
+    /// (`NamespaceScope.sharedKid`) until the namespace changes its keys.
     func defaultRoster(settings: MockSettings) -> KeyRoster {
         let ring = catalog.keyRing
         guard !scope.isDefault else { return KeyRoster.bundled(ring, settings: settings) }
-        // The settings name a bundled key by the namespace's kid (a settings patch) or by its own
-        // (a scenario file).
-        let named = settings.signingKeyId.flatMap { kid in
-            ring.keys.first { $0.kid == kid || scope.bundledKid($0.kid) == kid }
-        }
-        return KeyRoster.bundled(ring, signingKid: (named ?? ring.keys[0]).kid).renamed(scope.bundledKid)
+        // The settings name a bundled key by a kid the namespace's key listing shows or showed (a
+        // settings patch) or by its file's name (a scenario file).
+        let named = settings.signingKeyId.flatMap { ring.key($0) ?? scope.bundledKey(named: $0, in: ring) }
+        return KeyRoster.bundled(ring, signingKid: (named ?? ring.keys[0]).kid).renamed(NamespaceScope.sharedKid)
     }
 
     /// The private halves of the roster's keys: bundled ones from the ring, generated ones from the

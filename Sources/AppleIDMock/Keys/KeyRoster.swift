@@ -124,6 +124,14 @@ struct KeyRoster: Codable, Sendable, Equatable {
         }
     }
 
+    /// Gives `kid` the name `newKid` (a namespace's own for a shared key), signing under it if it
+    /// signed; nothing else of the entry changes.
+    mutating func rename(_ kid: String, to newKid: String) throws(Refusal) {
+        _ = try entry(kid)
+        update(kid) { $0.kid = newKid }
+        if signingKid == kid { signingKid = newKid }
+    }
+
     /// Signs with `kid` from now on, published or not. A published key that was retiring stays
     /// published while it signs, as Apple's signing key does (the next rotation retires it).
     mutating func sign(with kid: String) throws(Refusal) {

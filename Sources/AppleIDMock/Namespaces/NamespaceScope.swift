@@ -48,20 +48,6 @@ struct NamespaceScope: Sendable, Hashable {
     /// The namespace as stored names name it: none for the default namespace.
     private var storedNamespace: String? { isDefault ? nil : name }
 
-    /// The `kid` a bundled key has in this namespace: its own in the default namespace, and
-    /// elsewhere one derived from the namespace and the key, so that each namespace publishes,
-    /// unpublishes and signs with keys of its own (the key pair is the same).
-    func bundledKid(_ kid: String) -> String {
-        guard !isDefault else { return kid }
-        return Self.bundledKids.value(for: name + "\u{0}" + kid) {
-            IdentifierDerivation.token(purpose: "kid", length: 10, name, kid)
-        }
-    }
-
-    /// The bundled keys' `kid`s in each namespace, derived once per process: `/auth/keys` without a
-    /// namespace names every namespace's keys on every call, which must not derive them again.
-    private static let bundledKids = BoundedCache<String, String>(capacity: 8 * Namespaces.limit)
-
     /// The namespace a stored space name belongs to.
     static func namespace(ofStoredSpace stored: String) -> String {
         StoredSpaceName(parsing: stored).namespace ?? NamespaceName.default

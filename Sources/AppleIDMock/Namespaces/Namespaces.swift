@@ -26,6 +26,9 @@ final class Namespaces: Sendable {
     let recordCache: NamespaceRecordCache
     let use: NamespaceUse
     let everyNamespace: EveryNamespace
+    /// What the other namespaces publish in the unprefixed `/auth/keys`, kept while no control
+    /// record changed.
+    let otherKeys = OtherNamespacesKeysCache()
     /// The wall clock the records are kept by.
     let clock: WallClock
     /// Held while this process writes namespace records: steps that read every record (the limit)

@@ -42,6 +42,11 @@ protocol StateStore: Sendable {
     /// How many entries each of the stored spaces `spaces` holds (for `/metrics` and the namespace
     /// views), counted without reading them.
     func entryCounts(_ spaces: [String]) async throws -> [String: Int]
+
+    /// A number that moves on whenever any namespace's control record is written or removed, read
+    /// without a step, so what is derived from every control record can be kept until it moves;
+    /// `nil` for a store other processes write too, whose changes this process sees only by reading.
+    var controlGeneration: Int64? { get }
 }
 
 extension StateStore {
@@ -55,6 +60,10 @@ extension StateStore {
             if count < batch { return swept }
         }
     }
+
+    /// None: the changes of other processes are seen only by reading (a store this process writes
+    /// alone says otherwise).
+    var controlGeneration: Int64? { nil }
 
     /// The default namespace's control record and its revision (see `control(in:ifChangedFrom:)`).
     func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {

@@ -239,7 +239,7 @@ struct NamespaceRouterTests {
         }
     }
 
-    @Test("keys: each namespace publishes its own kids; /auth/keys without a namespace publishes them all")
+    @Test("keys: a namespace's kids are not the default's; /auth/keys without a namespace publishes them all")
     func keys() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
         try await app.test(.router) { client in

@@ -121,10 +121,10 @@ struct NamespaceRulesTests {
     @Test("each namespace has its own kids for the bundled keys, the same key pair")
     func kids() {
         let team = NamespaceScope(name: "team-a")
-        #expect(NamespaceScope.default.bundledKid("Mk7pQ2xR9a") == "Mk7pQ2xR9a")
-        #expect(team.bundledKid("Mk7pQ2xR9a") != "Mk7pQ2xR9a")
-        #expect(team.bundledKid("Mk7pQ2xR9a") == NamespaceScope(name: "team-a").bundledKid("Mk7pQ2xR9a"))
-        #expect(team.bundledKid("Mk7pQ2xR9a") != NamespaceScope(name: "team-b").bundledKid("Mk7pQ2xR9a"))
+        #expect(NamespaceScope.default.ownKid("Mk7pQ2xR9a") == "Mk7pQ2xR9a")
+        #expect(team.ownKid("Mk7pQ2xR9a") != "Mk7pQ2xR9a")
+        #expect(team.ownKid("Mk7pQ2xR9a") == NamespaceScope(name: "team-a").ownKid("Mk7pQ2xR9a"))
+        #expect(team.ownKid("Mk7pQ2xR9a") != NamespaceScope(name: "team-b").ownKid("Mk7pQ2xR9a"))
     }
 }
 

@@ -22,7 +22,7 @@ struct KeysController: Sendable {
         guard context.namespaceRequest.explicit == nil, state.scope.isDefault, state.directory.hasNamespaces else {
             return Responses.appleJSON(body: active.keys.jwksBody(at: active.now, shuffled: shuffled))
         }
-        let everywhere = try await namespaces.publishedEverywhere()
+        let everywhere = try await namespaces.publishedEverywhere(home: active)
         return Responses.appleJSON(body: everywhere.jwksBody(at: active.now, shuffled: shuffled))
     }
 }

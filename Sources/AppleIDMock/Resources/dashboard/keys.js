@@ -34,7 +34,11 @@ export function createKeys(ctx) {
       element.addEventListener("click", () => onClick(element));
       buttons.push(element);
     };
-    if (key.published) button("Unpublish", `Unpublish ${key.kid}`, (b) => change(b, "POST", `${path}/unpublish`, undefined, `${key.kid} left /auth/keys.`));
+    // In a namespace, a shared kid is renamed first (copy on write): the answer lists the namespace's own kid instead.
+    const unpublished = (answer) => answer?.keys?.some((k) => k.kid === key.kid)
+      ? `${key.kid} left /auth/keys.`
+      : `${key.kid} left this namespace's /auth/keys: the namespace now has a kid of its own for that key, unpublished (the namespaces that keep the shared kid still publish it).`;
+    if (key.published) button("Unpublish", `Unpublish ${key.kid}`, (b) => change(b, "POST", `${path}/unpublish`, undefined, unpublished));
     else button("Publish", `Publish ${key.kid}`, (b) => change(b, "POST", `${path}/publish`, undefined, `${key.kid} is in /auth/keys.`));
     if (!key.signing) button("Sign with it", `Sign with it: ${key.kid}`, (b) => change(b, "POST", `${path}/sign`, undefined, `${key.kid} signs from now on${key.published ? "" : " (it is not published: backends that do not refetch on an unknown kid fail)"}.`));
     if (key.origin === "generated" && !key.signing) button("Delete", `Delete ${key.kid}`, (b) => change(b, "DELETE", path, undefined, `Deleted ${key.kid}.`), { class: "danger" });

@@ -233,6 +233,9 @@ final class MemoryStore: StateStore {
         }
     }
 
+    /// `MemoryTables.controlRevision` as last published: this process is the store's only writer.
+    var controlGeneration: Int64? { publishedRevision.load(ordering: .acquiring) }
+
     func entryCounts(_ spaces: [String]) async throws -> [String: Int] {
         tables.withLock { tables in
             Dictionary(uniqueKeysWithValues: spaces.map { ($0, tables.count(in: $0)) })

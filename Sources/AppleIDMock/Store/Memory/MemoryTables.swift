@@ -59,7 +59,7 @@ struct MemoryTables: ~Copyable {
     private var expiry = Heap<ExpiryMark>()
     /// The next insertion number.
     private(set) var nextSeq: Int64 = 1
-    /// Counts writes of the control record.
+    /// Counts writes and removals of every namespace's control record.
     private(set) var controlRevision: Int64 = 0
 
     func entry(_ ref: EntryRef) -> MemoryEntry? {
@@ -127,6 +127,7 @@ struct MemoryTables: ~Copyable {
 
     private mutating func remove(unpacked ref: EntryRef) {
         guard let old = spaces[ref.space]?.removeValue(forKey: ref.key) else { return }
+        if StoredSpaceName.spaceName(in: ref.space) == Spaces.control.name { controlRevision += 1 }
         unindex(ref, old)
     }
 

@@ -74,5 +74,6 @@ def worker(request):
 def namespace(server, worker, request):
     """A fresh namespace for one test, named after its worker and test, deleted afterwards."""
     test = re.sub(r"[^A-Za-z0-9._-]", "-", request.node.name)
-    with server.namespace(f"{worker}-{test}"[:64]) as ns:  # a name is 1 to 64 of A-Z a-z 0-9 . _ -
+    # A name is 1 to 64 of A-Z a-z 0-9 . _ -, beginning and ending with a letter or digit.
+    with server.namespace(f"{worker}-{test}"[:64].rstrip("._-")) as ns:
         yield ns

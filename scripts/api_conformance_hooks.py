@@ -12,8 +12,20 @@ CAP_SECONDS = 0.05
 
 
 def _capped(value):
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > CAP_SECONDS:
-        return CAP_SECONDS
+    """A number above the cap, or a string that reads as one (the coverage phase sends its
+    boundary values already serialised, as `"60"`), becomes the cap; anything else (a negative
+    test's `"abc"`, `-1`, `true`) is left for the server to refuse."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return CAP_SECONDS if value > CAP_SECONDS else value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        if number == number and number > CAP_SECONDS and value.strip().replace(".", "", 1).isdigit():
+            return str(CAP_SECONDS)
     return value
 
 

@@ -62,10 +62,8 @@ extension MockState {
         let control: ActiveScenario
         do {
             control = try await world.current()
-        } catch  where name != NamespaceName.default {
-            let gone = try await world.store.transaction { try await $0.get(Spaces.control, ControlState.key) } == nil
-            if gone { return }
-            throw error
+        } catch is NamespaceGone {
+            return
         }
         let limit = control.world.settings.journalLimit
         let clearedBefore = control.control.journalClearedBefore ?? ""

@@ -109,12 +109,12 @@ final class MockState: Sendable {
 
     // MARK: - Reading
 
-    /// Why the control record cannot be read: a namespace deleted (here, on another replica, or
-    /// by the idle sweep) while this process held its world.
-    private var missingControl: String {
+    /// What a missing control record means: a namespace deleted (here, on another replica, or by the
+    /// idle sweep) while this process held its world (`NamespaceGone`, never an outage), or a default
+    /// namespace without its record (a store someone emptied: `StoreUnavailable`).
+    var controlMissing: any Error {
         scope.isDefault
-            ? "the control record is missing"
-            : "the namespace \"\(scope.name)\" was deleted; name it again to make it anew"
+            ? StoreUnavailable(cause: ControlMissing().description) : NamespaceGone(name: scope.name)
     }
 
     /// The state in force now (the world is rebuilt only when the control record changed). With
@@ -125,9 +125,15 @@ final class MockState: Sendable {
         if let known, let confirmation, confirmsControlAtCommit, confirmation.use(known.control) {
             return known.confirming(confirmation)
         }
-        let (revision, value) = try await store.control(ifChangedFrom: known?.revision)
-        if let known, value == nil { return known }
-        guard let value else { throw StoreUnavailable(cause: missingControl) }
+        let revision: Int64
+        let read: ControlState?
+        do {
+            (revision, read) = try await store.control(ifChangedFrom: known?.revision)
+        } catch is ControlMissing {
+            throw controlMissing
+        }
+        if let known, read == nil { return known }
+        guard let value = read else { throw controlMissing }
         // Another namespace's change moves the revision of a memory store: the world is kept.
         let active =
             if let known, known.control == value { known.revised(revision) } else {
@@ -223,7 +229,10 @@ final class MockState: Sendable {
         let confirmation = active.confirmation
         do {
             let result = try await store.transaction { transaction in
-                try Self.require(try await transaction.get(Spaces.control, ControlState.key), of: active, confirmation)
+                guard let stored = try await transaction.get(Spaces.control, ControlState.key) else {
+                    throw self.controlMissing
+                }
+                try Self.require(stored, of: active, confirmation)
                 return try await body(Session(transaction: transaction), active.world)
             }
             confirmation?.confirm()
@@ -256,7 +265,7 @@ final class MockState: Sendable {
     ) async throws -> T {
         let result = try await store.transaction { transaction in
             guard let stored = try await transaction.get(Spaces.control, ControlState.key) else {
-                throw StoreUnavailable(cause: self.missingControl)
+                throw self.controlMissing
             }
             let active = try await self.resolve(stored, revision: -1, uploads: transaction)
             var control = stored

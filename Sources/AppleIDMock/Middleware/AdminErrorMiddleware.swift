@@ -7,7 +7,8 @@ import Logging
 /// - `ControlRefusal`: 400 `invalid_request` with every problem, 401, 403, 404 `not_found`,
 ///   409 `not_applicable` or `limit_reached` (with the limit), 413, 415;
 /// - `ScenarioError` (a scenario sent over HTTP that does not hold up): 400 with every problem;
-/// - `StoreUnavailable`: 503 naming the cause;
+/// - `StoreUnavailable`: 503 naming the cause; `NamespaceGone` (the namespace was deleted while the
+///   call ran): 404 `not_found`, never a 503;
 /// - `SessionChanged` and `AppleError` (a domain rule refused the change): 409 `not_applicable`;
 /// - anything else is a bug or an input nobody foresaw: logged at `error` with the request id and
 ///   answered 400 naming it, so that bad input never meets a 500.
@@ -22,6 +23,8 @@ struct AdminErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             throw error  // the router's own answers (404)
+        } catch let gone as NamespaceGone {
+            throw gone  // `NamespaceMiddleware` forgets the namespace and answers 404
         } catch {
             if let known = Self.response(forKnown: error) { return known }
             logger.error(
@@ -44,6 +47,8 @@ struct AdminErrorMiddleware: RouterMiddleware {
         case let failure as StoreUnavailable:
             return AdminAnswer(status: .serviceUnavailable, code: "store_unavailable", message: failure.description)
                 .rendered.response
+        case let gone as NamespaceGone:
+            return response(for: .notFound(gone.description))
         case let error as SessionChanged:
             return response(for: .notApplicable(error.description))
         case let error as AppleError:

@@ -17,7 +17,8 @@ import Logging
 /// scenario switch landed between reading the state and the call's step on the session
 /// (`SessionChanged`: answered as if it came after, so a wiped code is Apple's `invalid_grant`), and
 /// on PostgreSQL when the control record the first run was answered on without reading it changed
-/// meanwhile (`ControlConfirmation`). A fault rule counted in one run is not counted again. What a
+/// meanwhile (`ControlConfirmation`), and in the world chosen again when its namespace was deleted
+/// (`NamespaceGone`). A fault rule counted in one run is not counted again. What a
 /// handler must do to be run twice safely: `WorldRequestContext`.
 struct AppleCallMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
@@ -35,11 +36,9 @@ struct AppleCallMiddleware: RouterMiddleware {
         var request = request
         var context = context
         let parameters = await Self.parameters(of: &request, context: &context)
-        let state: MockState
+        var state: MockState
         do {
-            state = try await NamespaceChoice.appleCall(
-                context.namespaceRequest, parameters: parameters, bearer: RequestReading.bearerToken(request),
-                in: namespaces)
+            state = try await choose(request, context: context, parameters: parameters)
         } catch let error where !(error is any HTTPResponseError) {
             return try NamespaceMiddleware.refusal(error, group: context.routeGroup)
         }
@@ -55,6 +54,20 @@ struct AppleCallMiddleware: RouterMiddleware {
             let run = await self.run(
                 request, context: context, state: state, endpoint: endpoint, parameters: parameters,
                 confirmation: confirmation, fault: &fault, next: next)
+            // The namespace was deleted before or while the call ran: the call is answered as if it
+            // came after, in the world chosen now (a code or token of it finds no namespace and gets
+            // Apple's `invalid_grant` in the default one; a name makes the namespace anew).
+            if case .failure(let error) = run.outcome, let gone = error as? NamespaceGone, context.mayRunAgain {
+                namespaces.forget(gone.name)
+                do {
+                    state = try await choose(request, context: context, parameters: parameters)
+                } catch let error where !(error is any HTTPResponseError) {
+                    return try NamespaceMiddleware.refusal(error, group: context.routeGroup)
+                }
+                confirmation = state.confirmsControlAtCommit ? ControlConfirmation() : nil
+                fault = FaultDecision()
+                continue
+            }
             if let first = confirmation {
                 confirmation = nil
                 if case .failure(let error) = run.outcome, error is ControlStale { continue }
@@ -73,6 +86,13 @@ struct AppleCallMiddleware: RouterMiddleware {
                 state: state, active: run.active, started: started)
             return AnsweringNamespace.marked(try run.outcome.get(), answeredIn: state)
         }
+    }
+
+    /// The world the call is answered in (`NamespaceChoice.appleCall`).
+    private func choose(_ request: Request, context: Context, parameters: FormParameters) async throws -> MockState {
+        try await NamespaceChoice.appleCall(
+            context.namespaceRequest, parameters: parameters, bearer: RequestReading.bearerToken(request),
+            in: namespaces)
     }
 
     /// How often a call runs again when resets keep landing while it runs (the last run's answer,

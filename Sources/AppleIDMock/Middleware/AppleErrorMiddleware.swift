@@ -7,7 +7,7 @@ import Logging
 ///   or, on the authorize page, Apple's HTML error page unless the client asked for JSON;
 /// - `StoreUnavailable`: HTTP 503 `temporarily_unavailable` naming the cause, always JSON;
 /// - `SessionChanged` (resets kept landing while the request ran): `invalid_grant`, since whatever the
-///   request named was wiped;
+///   request named was wiped; `NamespaceGone` (its namespace deleted on every run) likewise;
 /// - anything else is a bug or an input nobody foresaw: logged at `error` with the request id, and
 ///   answered `invalid_request` (HTTP 400), because backends under test handle Apple's error format
 ///   and Apple documents no 500 for these endpoints.
@@ -37,6 +37,8 @@ struct AppleErrorMiddleware: RouterMiddleware {
             throw stale  // `AppleCallMiddleware` runs the call again
         } catch let changed as SessionChanged where context.mayRunAgain {
             throw changed  // the same
+        } catch let gone as NamespaceGone where context.mayRunAgain {
+            throw gone  // `AppleCallMiddleware` chooses the world again
         } catch {
             let endpoint = context.routeGroup.appleEndpoint ?? ApplePath.group
             let (refusal, status) = classify(error, requestId: context.id, endpoint: endpoint)
@@ -60,6 +62,9 @@ struct AppleErrorMiddleware: RouterMiddleware {
             return (error, .badRequest)
         case let failure as StoreUnavailable:
             return (AppleError("temporarily_unavailable", description: failure.description), .serviceUnavailable)
+        case let gone as NamespaceGone:
+            // Deleted on every rerun: whatever the request named went with it.
+            return (.invalidGrant(nil, reason: gone.description), .badRequest)
         case is SessionChanged:
             // Resets kept landing on every rerun: whatever the request named was wiped.
             return (

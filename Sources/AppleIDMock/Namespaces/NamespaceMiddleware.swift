@@ -12,13 +12,39 @@ struct NamespaceMiddleware: RouterMiddleware {
         -> Response
     {
         guard !context.routeGroup.isAppleCall else { return try await next(request, context) }
-        var context = context
         let state: MockState
         do {
             state = try await NamespaceChoice.other(context.namespaceRequest, group: context.routeGroup, in: namespaces)
         } catch let error where !(error is any HTTPResponseError) {
             return try Self.refusal(error, group: context.routeGroup)
         }
+        do {
+            return try await answer(request, context: context, in: state, next: next)
+        } catch let gone as NamespaceGone {
+            // Deleted before or while the request ran: forgotten here (another replica or the idle
+            // sweep deleted it, or a delete here overtook the request). The control plane answers
+            // 404 (`AdminErrorMiddleware`); a page or discovery request is answered once more in the
+            // world chosen now.
+            namespaces.forget(gone.name)
+            if case .controlPlane = context.routeGroup, let known = AdminErrorMiddleware.response(forKnown: gone) {
+                return AnsweringNamespace.marked(known, answeredIn: state)
+            }
+            let again: MockState
+            do {
+                again = try await NamespaceChoice.other(
+                    context.namespaceRequest, group: context.routeGroup, in: namespaces)
+            } catch let error where !(error is any HTTPResponseError) {
+                return try Self.refusal(error, group: context.routeGroup)
+            }
+            return try await answer(request, context: context, in: again, next: next)
+        }
+    }
+
+    /// The answer of the rest of the chain in `state`'s world, its due events fired first.
+    private func answer(
+        _ request: Request, context: Context, in state: MockState, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
         context.world = state
         // A store outage is reported by the handler itself.
         context.active = try? await state.fireDueEvents()

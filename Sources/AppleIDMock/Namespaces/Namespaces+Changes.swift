@@ -84,10 +84,17 @@ extension Namespaces {
             return true
         }
         guard let existed else { return false }
+        forget(name)
+        if existed { logger.info("namespace deleted", metadata: ["idp.namespace": .string(name)]) }
+        return existed
+    }
+
+    /// Forgets here the namespace `name`, deleted by a step here, by another replica or by the idle
+    /// sweep (a request found its control record gone: `NamespaceGone`): its record, its world, the
+    /// keys that found it and its pending use. Choosing it again by name makes it anew.
+    func forget(_ name: String) {
         recordCache.didDelete(name)
         worlds.close(name)
         use.forget(name)
-        if existed { logger.info("namespace deleted", metadata: ["idp.namespace": .string(name)]) }
-        return existed
     }
 }

@@ -17,7 +17,7 @@ protocol StateStore: Sendable {
 
     /// The control record in `space` (the default namespace's, or a namespace's copy) and its
     /// revision; `value` is `nil` when the revision is still `known`, so a replica reads it on every
-    /// request at the cost of one small query.
+    /// request at the cost of one small query. A record that is not there throws `ControlMissing`.
     func control(in space: String, ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?)
 
     /// Takes up to `limit` entries of `space`, and of every namespace's copy of it, that are due at

@@ -225,11 +225,13 @@ final class MemoryStore: StateStore {
         // One revision counts every namespace's control record: a namespace asked again after
         // another's change reads its record again (and keeps its world when the record is the same).
         if let known, publishedRevision.load(ordering: .acquiring) == known { return (known, nil) }
-        return tables.withLock { tables in
+        return try tables.withLock { tables in
             let revision = tables.controlRevision
             guard revision != known else { return (revision, nil) }
-            let value = tables.entry(EntryRef(space: space, key: ControlState.key))?.value
-            return (revision, value as? ControlState)
+            guard let value = tables.entry(EntryRef(space: space, key: ControlState.key))?.value as? ControlState else {
+                throw ControlMissing()
+            }
+            return (revision, value)
         }
     }
 

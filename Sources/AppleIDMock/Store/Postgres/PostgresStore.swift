@@ -275,7 +275,7 @@ final class PostgresStore: SharedStore, Service {
             return try await withDeadline(timed: false) {
                 let stored = try await self.batches.reads.submit(
                     PostgresBatches.Read(space: space, key: ControlState.key, knownRevision: known))
-                guard stored.version != .absent else { throw StoreUnavailable(cause: "the control record is missing") }
+                guard stored.version != .absent else { throw ControlMissing() }
                 let value = try stored.text.map {
                     try StoreCoding.decoder.decode(ControlState.self, from: Data($0.utf8))
                 }
@@ -298,7 +298,7 @@ final class PostgresStore: SharedStore, Service {
                     let value = try text.map { try StoreCoding.decoder.decode(ControlState.self, from: Data($0.utf8)) }
                     return (revision, value)
                 }
-                throw StoreUnavailable(cause: "the control record is missing")
+                throw ControlMissing()
             }
         }
     }

@@ -18,30 +18,77 @@ struct WaitAndVerifyRulesTests {
             outcome: JournalOutcome(word: outcome), latencyMilliseconds: 1)
     }
 
+    /// A step that wrote `values` to `space` of `namespace` (`nil`: the default namespace's).
+    private func wrote(_ values: [any Sendable], to space: String, in namespace: String? = nil) -> StoreChanges {
+        var changes = StoreChanges()
+        for (index, value) in values.enumerated() {
+            let ref = EntryRef(space: StoredSpaceName(space, in: namespace).description, key: "k\(index)")
+            changes.writes[ref] = MemoryEntry(value: value, index: EntryIndex(), seq: Int64(index))
+        }
+        return changes
+    }
+
     @Test("a wait ends when its topic changes, not when another does; at the deadline otherwise")
     func wakes() async throws {
         let watch = StoreWatch()
         #expect(watch.admit() == nil)
         defer { watch.release() }
-        let seen = watch.generation(.journal)
-        let started = ContinuousClock.now
-        async let waited: Void = watch.wait(.journal, after: seen, until: .now + .seconds(30))
-        #expect(try await Waiting.until(seconds: 5, every: .zero) { watch.waiting(.journal) == 1 })
+        let subscription = watch.subscribe(.init(.journal))
+        async let waited: Void = watch.next(subscription, until: .now + .seconds(600))
+        #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting(.journal) == 1 })
         // Another topic's change leaves the journal's waiter waiting.
         watch.changed([.mail, .outbox])
         #expect(watch.waiting(.journal) == 1)
         watch.changed([.journal])
         #expect(watch.waiting(.journal) == 0)
         await waited
-        #expect(ContinuousClock.now - started < .seconds(10))
-        #expect(watch.generation(.journal) == seen + 1)
+        // A change while the reader was not asleep (it was reading) is kept for its next wait.
+        watch.changed([.journal])
+        await watch.next(subscription, until: .now + .seconds(600))
+        watch.unsubscribe(subscription)
         let quiet = ContinuousClock.now
-        await watch.wait(.outbox, after: watch.generation(.outbox), until: .now + .milliseconds(100))
+        let idle = watch.subscribe(.init(.outbox))
+        await watch.next(idle, until: .now + .milliseconds(100))
         #expect(ContinuousClock.now - quiet >= .milliseconds(100))
+        watch.unsubscribe(idle)
+    }
+
+    @Test("a committed step wakes only the readers it concerns: their namespace, and what their filter accepts")
+    func wakesOnlyWhomItConcerns() async throws {
+        let watch = StoreWatch()
+        #expect(watch.admit() == nil)
+        defer { watch.release() }
+        let sams = {
+            var query = JournalQuery()
+            query.user = "sam"
+            return query
+        }()
+        let inDefault = watch.subscribe(.init(.journal, accepts: { ($0 as? JournalEntry).map(sams.admits) ?? false }))
+        let inTeam = watch.subscribe(.init(.journal, in: "team-a"))
+        let everywhere = watch.subscribe(
+            .init(.journal, everyNamespace: true, accepts: { ($0 as? JournalEntry).map(sams.admits) ?? false }))
+        async let a: Void = watch.next(inDefault, until: .now + .seconds(600))
+        async let b: Void = watch.next(inTeam, until: .now + .seconds(600))
+        async let c: Void = watch.next(everywhere, until: .now + .seconds(600))
+        #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting(.journal) == 3 })
+        // Another namespace's entries, and entries the filter refuses, wake nobody who does not care.
+        watch.committed(wrote([entry("1", user: "maria")], to: Spaces.journal.name, in: "team-b"))
+        watch.committed(wrote([entry("2", user: "maria")], to: Spaces.journal.name))
+        #expect(watch.waiting(.journal) == 3)
+        // team-a's entry wakes team-a's reader (no filter), no one else.
+        watch.committed(wrote([entry("3", user: "maria")], to: Spaces.journal.name, in: "team-a"))
+        await b
+        #expect(watch.waiting(.journal) == 2)
+        // Sam's entry in default wakes default's reader and the one of every namespace.
+        watch.committed(wrote([entry("4", user: "maria"), entry("5", user: "sam")], to: Spaces.journal.name))
+        await a
+        await c
+        #expect(watch.waiting(.journal) == 0)
+        for subscription in [inDefault, inTeam, everywhere] { watch.unsubscribe(subscription) }
     }
 
     @Test("each space wakes what the registry says: refused mail wakes the mailbox's readers, in any namespace")
-    func spacesSayWhatTheyWake() {
+    func spacesSayWhatTheyWake() async throws {
         for topic in StoreWatch.Topic.allCases {
             for space in topic.spaces {
                 #expect(StoreWatch.Topic.of(space: space) == topic)
@@ -52,38 +99,51 @@ struct WaitAndVerifyRulesTests {
         #expect(StoreWatch.Topic.of(space: Spaces.consents.name) == nil)
         let watch = StoreWatch()
         #expect(watch.admit() == nil)
+        let mail = watch.subscribe(.init(.mail, in: "team-a"))
         var changes = StoreChanges()
         changes.cleared = ["team-a/" + Spaces.mailRefused.name]
         watch.committed(changes)
-        #expect(watch.generation(.mail) == 1)
+        // The change came before the wait: the wait returns at once.
+        await watch.next(mail, until: .now + .seconds(600))
+        watch.unsubscribe(mail)
         watch.release()
     }
 
     @Test("a committed step wakes the topics of the spaces it wrote, and only while someone waits")
-    func committedSteps() {
+    func committedSteps() async throws {
         let watch = StoreWatch()
+        let outbox = watch.subscribe(.init(.outbox))
+        let journal = watch.subscribe(.init(.journal))
         var changes = StoreChanges()
         changes.cleared = [Spaces.outbox.name]
+        // Nobody admitted: the step costs one atomic load and marks nobody.
         watch.committed(changes)
-        #expect(watch.generation(.outbox) == 0)
         #expect(watch.admit() == nil)
+        async let waited: Void = watch.next(outbox, until: .now + .seconds(600))
+        async let other: Void = watch.next(journal, until: .now + .seconds(600))
+        #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting(.outbox) == 1 })
+        #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting(.journal) == 1 })
         watch.committed(changes)
-        #expect(watch.generation(.outbox) == 1 && watch.generation(.journal) == 0)
+        await waited
+        #expect(watch.waiting(.journal) == 1)
+        watch.unsubscribe(journal)
+        await other
+        watch.unsubscribe(outbox)
         watch.release()
     }
 
     @Test("readers are bounded; shutdown ends every wait and refuses new readers")
-    func boundedAndClosed() async {
+    func boundedAndClosed() async throws {
         let watch = StoreWatch(limit: 2)
         #expect(watch.admit() == nil && watch.admit() == nil)
         #expect(watch.admit() != nil)
         watch.release()
-        let started = ContinuousClock.now
-        async let waited: Void = watch.wait(.mail, after: watch.generation(.mail), until: .now + .seconds(30))
-        try? await Task.sleep(for: .milliseconds(50))
+        let mail = watch.subscribe(.init(.mail))
+        async let waited: Void = watch.next(mail, until: .now + .seconds(600))
+        #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting(.mail) == 1 })
         watch.close()
         await waited
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(watch.waiting(.mail) == 0)
         #expect(watch.admit() != nil)
     }
 

@@ -28,16 +28,44 @@ final class StoreWatch: Sendable {
     /// The most readers waiting at once (by default).
     static let defaultLimit = 1000
 
-    /// A reader's continuation while it waits.
-    private struct Waiter {
+    /// What a waiting read waits for: a topic, in one namespace's copy of its spaces or in every
+    /// namespace's, and optionally only values it could count (a journal read's filters), so a write
+    /// that cannot satisfy it leaves it asleep.
+    struct Interest: Sendable {
         var topic: Topic
-        var continuation: CheckedContinuation<Void, Never>
+        /// The namespace whose writes concern the reader (`nil`: the default namespace).
+        var namespace: String?
+        /// Whether every namespace's writes concern the reader (`namespace=*`).
+        var everyNamespace = false
+        /// Whether a value written to the topic's spaces could satisfy the reader (`nil`: any change
+        /// could). Deletions do not wake a reader that has this; a space emptied wakes every reader.
+        var accepts: (@Sendable (any Sendable) -> Bool)?
+
+        init(
+            _ topic: Topic, in namespace: String? = nil, everyNamespace: Bool = false,
+            accepts: (@Sendable (any Sendable) -> Bool)? = nil
+        ) {
+            self.topic = topic
+            self.namespace = namespace
+            self.everyNamespace = everyNamespace
+            self.accepts = accepts
+        }
+
+        /// Whether writes to `namespace`'s copy of the topic's spaces concern the reader.
+        func concerns(_ namespace: String?) -> Bool { everyNamespace || self.namespace == namespace }
     }
 
-    /// Generations per topic, and who waits.
+    /// A subscribed reader: what it waits for, whether a change it cares about came since it last
+    /// woke, and its continuation while it waits.
+    private struct Subscriber {
+        var interest: Interest
+        var fired = false
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
+    /// Who waits, by topic, and the admission counts.
     private struct State: ~Copyable {
-        var generations = [UInt64](repeating: 0, count: Topic.allCases.count)
-        var waiters: [Int: Waiter] = [:]
+        var subscribers = [[Int: Subscriber]](repeating: [:], count: Topic.allCases.count)
         var nextId = 0
         var admitted = 0
         /// Readers admitted for namespaces other than `default`, in all and by name.
@@ -125,83 +153,186 @@ final class StoreWatch: Sendable {
     /// Whether the server is stopping (waits end at once).
     var isClosed: Bool { state.withLock { $0.closed } }
 
-    /// How many reads wait on `topic` now.
+    /// How many reads wait on `topic` now (subscribed and asleep).
     func waiting(_ topic: Topic) -> Int {
-        state.withLock { $0.waiters.values.count { $0.topic == topic } }
+        state.withLock { $0.subscribers[topic.rawValue].values.count { $0.continuation != nil } }
     }
 
-    /// The generation of `topic`: it moves on with every change.
-    func generation(_ topic: Topic) -> UInt64 {
-        state.withLock { $0.generations[topic.rawValue] }
+    /// A reader's place in the watch, from `subscribe` to `unsubscribe`.
+    struct Subscription: Sendable, Hashable {
+        fileprivate let topic: Topic
+        fileprivate let id: Int
     }
 
-    /// Returns once `topic` moved past generation `seen`, at `deadline`, on shutdown, or when the
-    /// task is cancelled, whichever comes first.
-    func wait(_ topic: Topic, after seen: UInt64, until deadline: ContinuousClock.Instant) async {
+    /// Subscribes a reader to `interest` before its first read: a change it cares about from now on
+    /// is never missed (`next` returns at once for one that came while it read).
+    func subscribe(_ interest: Interest) -> Subscription {
+        state.withLock { state in
+            defer { state.nextId += 1 }
+            state.subscribers[interest.topic.rawValue][state.nextId] = Subscriber(interest: interest)
+            return Subscription(topic: interest.topic, id: state.nextId)
+        }
+    }
+
+    /// Ends a subscription (resuming its wait, if one is under way).
+    func unsubscribe(_ subscription: Subscription) {
+        state.withLock { $0.subscribers[subscription.topic.rawValue].removeValue(forKey: subscription.id) }?
+            .continuation?.resume()
+    }
+
+    /// Returns once a change the subscription cares about came since it last returned (at once if one
+    /// came already), at `deadline`, on shutdown, or when the task is cancelled, whichever is first.
+    func next(_ subscription: Subscription, until deadline: ContinuousClock.Instant) async {
         guard deadline > .now else { return }
         await withTaskGroup(of: Void.self) { race in
-            race.addTask { await self.waitForChange(topic, after: seen) }
+            race.addTask { await self.sleep(subscription) }
             race.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
             _ = await race.next()
             race.cancelAll()
         }
     }
 
-    private func waitForChange(_ topic: Topic, after seen: UInt64) async {
-        let id = state.withLock { state in
-            defer { state.nextId += 1 }
-            return state.nextId
-        }
+    private func sleep(_ subscription: Subscription) async {
+        let topic = subscription.topic.rawValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let resumeNow = state.withLock { state in
-                    guard !state.closed, state.generations[topic.rawValue] == seen, !Task.isCancelled else {
+                    guard !state.closed, !Task.isCancelled, var subscriber = state.subscribers[topic][subscription.id]
+                    else { return true }
+                    if subscriber.fired {
+                        subscriber.fired = false
+                        state.subscribers[topic][subscription.id] = subscriber
                         return true
                     }
-                    state.waiters[id] = Waiter(topic: topic, continuation: continuation)
+                    subscriber.continuation = continuation
+                    state.subscribers[topic][subscription.id] = subscriber
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+            state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.subscribers[topic][subscription.id]?.continuation = nil }
+                return state.subscribers[topic][subscription.id]?.continuation
+            }?.resume()
         }
     }
 
     // MARK: Changes
 
-    /// Moves `topics` on and wakes their waiters.
+    /// Wakes every reader of `topics`, whatever it waits for (a shared store's poller sees that a
+    /// topic moved, not what was written).
     func changed(_ topics: some Sequence<Topic>) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            var moved = [Bool](repeating: false, count: Topic.allCases.count)
-            for topic in topics where !moved[topic.rawValue] {
-                moved[topic.rawValue] = true
-                state.generations[topic.rawValue] &+= 1
+            var woken: [CheckedContinuation<Void, Never>] = []
+            for topic in Set(topics) {
+                for id in Array(state.subscribers[topic.rawValue].keys) {
+                    if let continuation = Self.fire(&state.subscribers[topic.rawValue][id]!) {
+                        woken.append(continuation)
+                    }
+                }
             }
-            let ready = state.waiters.filter { moved[$0.value.topic.rawValue] }
-            for id in ready.keys { state.waiters[id] = nil }
-            return ready.values.map(\.continuation)
+            return woken
         }
         for continuation in woken { continuation.resume() }
     }
 
+    /// Marks `subscriber` as having a change; its continuation, if it slept.
+    private static func fire(_ subscriber: inout Subscriber) -> CheckedContinuation<Void, Never>? {
+        guard let continuation = subscriber.continuation else {
+            subscriber.fired = true
+            return nil
+        }
+        subscriber.continuation = nil
+        return continuation
+    }
+
     /// What a memory store's committed step wrote: costs one atomic load while nobody waits (every
-    /// token request commits a step).
+    /// token request commits a step). Wakes only the readers a change concerns: of its topic, in its
+    /// namespace, and, for a reader with a filter, when a value it accepts was written (or its space
+    /// emptied). The filters run outside the lock.
     func committed(_ changes: StoreChanges) {
         guard admitted.load(ordering: .sequentiallyConsistent) > 0 else { return }
-        var topics = Set(changes.cleared.compactMap(Topic.of(space:)))
-        for ref in changes.writes.keys {
-            if let topic = Topic.of(space: ref.space) { topics.insert(topic) }
+        /// What the step did to one namespace's copy of a topic's spaces.
+        struct Touched {
+            var cleared = false
+            var deleted = false
+            var values: [any Sendable] = []
         }
-        if !topics.isEmpty { changed(topics) }
+        var touched: [TouchKey: Touched] = [:]
+        for stored in changes.cleared {
+            let name = StoredSpaceName(parsing: stored)
+            guard let topic = Topic.of(space: name.space) else { continue }
+            touched[TouchKey(topic: topic, namespace: name.namespace), default: Touched()].cleared = true
+        }
+        for (ref, entry) in changes.writes {
+            guard let topic = Topic.of(space: String(StoredSpaceName.spaceName(in: ref.space))) else { continue }
+            let key = TouchKey(topic: topic, namespace: StoredSpaceName(parsing: ref.space).namespace)
+            if let entry {
+                touched[key, default: Touched()].values.append(entry.value)
+            } else {
+                touched[key, default: Touched()].deleted = true
+            }
+        }
+        guard !touched.isEmpty else { return }
+        // Who to wake without asking, and whose filter to ask (with the values it may accept).
+        let (woken, toAsk) = state.withLock {
+            state -> ([CheckedContinuation<Void, Never>], [(Subscription, Interest, [any Sendable])]) in
+            var woken: [CheckedContinuation<Void, Never>] = []
+            var toAsk: [(Subscription, Interest, [any Sendable])] = []
+            for topic in Set(touched.keys.map(\.topic)) {
+                let changes = touched.filter { $0.key.topic == topic }
+                for id in Array(state.subscribers[topic.rawValue].keys) {
+                    let interest = state.subscribers[topic.rawValue][id]!.interest
+                    let concerning = changes.filter { interest.concerns($0.key.namespace) }.map(\.value)
+                    guard !concerning.isEmpty else { continue }
+                    let wakes =
+                        concerning.contains { $0.cleared }
+                        || (interest.accepts == nil && concerning.contains { $0.deleted || !$0.values.isEmpty })
+                    if wakes {
+                        if let continuation = Self.fire(&state.subscribers[topic.rawValue][id]!) {
+                            woken.append(continuation)
+                        }
+                    } else if interest.accepts != nil {
+                        let values = concerning.flatMap(\.values)
+                        if !values.isEmpty { toAsk.append((Subscription(topic: topic, id: id), interest, values)) }
+                    }
+                }
+            }
+            return (woken, toAsk)
+        }
+        for continuation in woken { continuation.resume() }
+        let accepted = toAsk.filter { _, interest, values in
+            guard let accepts = interest.accepts else { return true }
+            return values.contains(where: accepts)
+        }
+        guard !accepted.isEmpty else { return }
+        let more = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            accepted.compactMap { subscription, _, _ in
+                guard state.subscribers[subscription.topic.rawValue][subscription.id] != nil else { return nil }
+                return Self.fire(&state.subscribers[subscription.topic.rawValue][subscription.id]!)
+            }
+        }
+        for continuation in more { continuation.resume() }
+    }
+
+    /// A topic in one namespace's copy of its spaces (`nil`: the default namespace's).
+    private struct TouchKey: Hashable {
+        var topic: Topic
+        var namespace: String?
     }
 
     /// Ends every wait now and refuses new readers (graceful shutdown).
     func close() {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.closed = true
-            let waiting = state.waiters.values.map(\.continuation) + state.idlePollers
-            state.waiters = [:]
+            var waiting = state.idlePollers
+            for topic in state.subscribers.indices {
+                for id in Array(state.subscribers[topic].keys) {
+                    if let continuation = state.subscribers[topic][id]?.continuation { waiting.append(continuation) }
+                    state.subscribers[topic][id]?.continuation = nil
+                }
+            }
             state.idlePollers = []
             return waiting
         }

@@ -41,8 +41,10 @@ struct JournalController: Sendable {
             throw ControlRefusal.invalidQuery(
                 "namespace", "namespace=* reads every namespace from the default namespace's control plane only")
         }
+        // Woken only by an entry the filters pass (in this namespace, or any with namespace=*).
         let (matching, reached) = try await wait.run(
-            .journal, watch: state.store.watch, in: state.scope,
+            .journal, watch: state.store.watch, in: state.scope, everyNamespace: query.everyNamespace,
+            accepting: { ($0 as? JournalEntry).map(query.admits) ?? false },
             read: {
                 let entries =
                     query.everyNamespace

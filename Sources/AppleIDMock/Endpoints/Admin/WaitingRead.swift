@@ -68,9 +68,12 @@ struct WaitingRead: Sendable {
     }
 
     /// Runs `read` until `satisfied` holds for its result or the wait is over; returns the last
-    /// result and whether it was satisfied. The wait counts against `scope`'s share of the watch.
+    /// result and whether it was satisfied. The wait counts against `scope`'s share of the watch,
+    /// and reads again only when `topic` changed in `scope` (in every namespace with
+    /// `everyNamespace`) and, with `accepts`, when a value it accepts was written.
     func run<T: Sendable>(
-        _ topic: StoreWatch.Topic, watch: StoreWatch, in scope: NamespaceScope, read: () async throws -> T,
+        _ topic: StoreWatch.Topic, watch: StoreWatch, in scope: NamespaceScope, everyNamespace: Bool = false,
+        accepting accepts: (@Sendable (any Sendable) -> Bool)? = nil, read: () async throws -> T,
         satisfied: (T) -> Bool
     ) async throws -> (value: T, satisfied: Bool) {
         guard seconds > 0 else {
@@ -99,16 +102,18 @@ struct WaitingRead: Sendable {
         }
         defer { watch.release(for: namespace) }
         let deadline = ContinuousClock.now + .milliseconds(Int64((seconds * 1000).rounded()))
+        // Subscribed before the first read: a change made while a read runs wakes the wait at once.
+        let subscription = watch.subscribe(
+            StoreWatch.Interest(topic, in: namespace, everyNamespace: everyNamespace, accepts: accepts))
+        defer { watch.unsubscribe(subscription) }
         return try await withGracefulShutdownHandler {
             while true {
-                // Taken before reading: a change made while the read runs wakes the wait at once.
-                let seen = watch.generation(topic)
                 let value = try await read()
                 let done = satisfied(value)
                 if done || ContinuousClock.now >= deadline || watch.isClosed || Task.isCancelled {
                     return (value, done)
                 }
-                await watch.wait(topic, after: seen, until: deadline)
+                await watch.next(subscription, until: deadline)
                 // Shutdown answers with what was read: the server is stopping, and a read now
                 // (on PostgreSQL, a query) may be cut short with it.
                 if watch.isClosed || Task.isCancelled { return (value, done) }

@@ -9,6 +9,8 @@
 #     the timed window), each as a ratio to that ceiling (each answer carries one RS256 id_token);
 #   - authorize (login_hint) and keys requests per second; start-up time;
 #   - the server's idle CPU with no reader and with 200 waiting reads (scripts/idle-waiters.sh);
+#   - the refresh grant with 1,000 waiting reads held open (scripts/hold-waiting-reads.py) across
+#     four namespaces, as a share of its rate with none (issue 47);
 #   - RSS idle, after the load, and with BENCH_GRANTS (default 1,000,000) live grants (exchanged
 #     codes: a refresh token, an access token and the spent code each);
 #   - the offline `apple-id-mock mint id-token --count N` in tokens per second on every core;
@@ -33,6 +35,8 @@
 #   BENCH_ONLY=namespaces: only the namespace figures (and the lookups across namespaces: a relay
 #   address's RCPT TO and a transfer_sub's usermigrationinfo, with 1 and 1,001 namespaces);
 #   BENCH_ONLY=stores: only the stores' figures.
+#   BENCH_ONLY=waiters: only the waiting reads' figures (the refresh grant with none and with 1,000
+#   held open across four namespaces, on a fresh server per row).
 #   BENCH_STORE_ROUNDS=n: rounds of the stores' figures, alternated (default 5; about 80 s each).
 # To compare two builds (before and after a change) in one run, alternating them, see
 # scripts/benchmark-ab.sh.
@@ -59,7 +63,7 @@ for tool in wrk openssl curl; do
 done
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in "" | namespaces | stores) ;; *) echo "BENCH_ONLY: 'namespaces' or 'stores'" >&2; exit 1 ;; esac
+case "$ONLY" in "" | namespaces | stores | waiters) ;; *) echo "BENCH_ONLY: 'namespaces', 'stores' or 'waiters'" >&2; exit 1 ;; esac
 BARE=
 if [ -n "${BENCH_BIN:-}" ]; then
   BIN=$BENCH_BIN
@@ -687,6 +691,63 @@ store_figures() {
   done
 }
 
+# --- waiting reads (issue 47) -----------------------------------------------------------------
+# One row of waiter_figures on a fresh server: $1 names it; the rest go to hold-waiting-reads.py
+# (COUNT PATH pairs). Sets RATE and CPU_US.
+waiter_row() {
+  local label=$1 holder
+  shift
+  start_server memory
+  prepare_refresh
+  for ns in wait-a wait-b wait-c; do
+    curl -s -o /dev/null -X PUT -H 'Content-Type: application/json' -d '{}' "$BASE/__admin/namespaces/$ns"
+  done
+  holder=
+  if [ $# -gt 0 ]; then
+    python3 scripts/hold-waiting-reads.py "$BASE" "$@" >"$WORK/holder.out" 2>&1 &
+    holder=$!
+    until grep -q '^holding' "$WORK/holder.out" 2>/dev/null; do
+      kill -0 "$holder" 2>/dev/null || { cat "$WORK/holder.out" >&2; exit 1; }
+      sleep 0.05
+    done
+  fi
+  ns_run "$label" "$WORK/refresh.lua" "$BASE/auth/token"
+  echo "    RSS at the end of the run: $(rss)"
+  if [ -n "$holder" ]; then
+    kill -TERM "$holder" 2>/dev/null || true
+    wait "$holder" 2>/dev/null || true
+    sed -n 's/^/    /; /answered while held/p' "$WORK/holder.out"
+  fi
+  stop_server
+}
+
+# The refresh grant (what parallel CI jobs' backends call) with no waiting read, then with 1,000 held
+# open as CI jobs asserting with waitSeconds hold them: 250 in default filtered on a user no call
+# names, and 250 in each of three other namespaces (each namespace's share of the 1,000 readers);
+# then 250 in default that no write can satisfy but every write concerns (minCount=100000, no
+# filter: each journal write wakes them to read again). A fresh server per row; each rate as a
+# share of the first.
+waiter_figures() {
+  local none wait_query="waitSeconds=60&minCount=1&user=nobody-at-all"
+  echo
+  echo "== waiting reads (state: memory; a fresh server per row)"
+  waiter_row "refresh, no waiting read"
+  none=$RATE
+  waiter_row "refresh, 1,000 waiting journal reads (4 namespaces)" \
+    250 "/__admin/journal?$wait_query" 250 "/ns/wait-a/__admin/journal?$wait_query" \
+    250 "/ns/wait-b/__admin/journal?$wait_query" 250 "/ns/wait-c/__admin/journal?$wait_query"
+  echo "    share of the rate with none: $(pct "$RATE" "$none")"
+  waiter_row "refresh, 250 waiting journal reads of every entry (default)" \
+    250 "/__admin/journal?waitSeconds=60&minCount=100000"
+  echo "    share of the rate with none: $(pct "$RATE" "$none")"
+}
+
+if [ "$ONLY" = waiters ]; then
+  echo "apple-id-mock benchmark, waiting reads only: $BIN, wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (same cores)"
+  waiter_figures
+  exit 0
+fi
+
 if [ "$ONLY" = stores ]; then
   measure_ceiling
   echo "apple-id-mock benchmark, stores only: $BIN, wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (same cores)"
@@ -734,6 +795,9 @@ echo "  RSS after the runs: $(rss)"
 scripts/idle-waiters.sh "$BASE" "$PID" "$DURATION" 200
 
 stop_server
+
+# Waiting reads held open while Apple's calls run (issue 47).
+waiter_figures
 
 # --- the bare server --------------------------------------------------------------------------
 if [ -n "$BARE" ]; then

@@ -87,6 +87,26 @@ struct WaitAndVerifyRulesTests {
         for subscription in [inDefault, inTeam, everywhere] { watch.unsubscribe(subscription) }
     }
 
+    @Test("a reader short of its count by 3 sleeps through entries until 3 it accepts were written")
+    func wakesOnceSatisfiable() async throws {
+        let watch = StoreWatch()
+        #expect(watch.admit() == nil)
+        defer { watch.release() }
+        let subscription = watch.subscribe(.init(.journal, accepts: { ($0 as? JournalEntry)?.userKey == "sam" }))
+        async let waited: Void = watch.next(subscription, needing: 3, until: .now + .seconds(600))
+        #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting(.journal) == 1 })
+        watch.committed(wrote([entry("1"), entry("2", user: "maria")], to: Spaces.journal.name))
+        watch.committed(wrote([entry("3")], to: Spaces.journal.name))
+        #expect(watch.waiting(.journal) == 1, "two of three: still asleep")
+        watch.committed(wrote([entry("4", user: "maria"), entry("5")], to: Spaces.journal.name))
+        await waited
+        #expect(watch.waiting(.journal) == 0)
+        // Counting starts afresh: what comes while it reads counts toward its next wait.
+        watch.committed(wrote([entry("6")], to: Spaces.journal.name))
+        await watch.next(subscription, needing: 1, until: .now + .seconds(600))
+        watch.unsubscribe(subscription)
+    }
+
     @Test("each space wakes what the registry says: refused mail wakes the mailbox's readers, in any namespace")
     func spacesSayWhatTheyWake() async throws {
         for topic in StoreWatch.Topic.allCases {

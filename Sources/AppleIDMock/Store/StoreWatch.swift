@@ -55,12 +55,28 @@ final class StoreWatch: Sendable {
         func concerns(_ namespace: String?) -> Bool { everyNamespace || self.namespace == namespace }
     }
 
-    /// A subscribed reader: what it waits for, whether a change it cares about came since it last
-    /// woke, and its continuation while it waits.
+    /// A subscribed reader: what it waits for, what came since it last woke (a change of unknown
+    /// effect, or how many values its filter accepted), how many accepted values it needs to read
+    /// again, and its continuation while it waits.
     private struct Subscriber {
         var interest: Interest
-        var fired = false
+        /// A change came whose effect on the reader is unknown (a shared store's poll, a space
+        /// emptied, any change for a reader without a filter).
+        var forced = false
+        /// Values its filter accepted since it last woke.
+        var accepted = 0
+        /// How many accepted values could satisfy it (`nil`: any one might).
+        var needed: Int?
         var continuation: CheckedContinuation<Void, Never>?
+
+        /// Whether what came since it last woke may satisfy it.
+        var isDue: Bool { forced || (needed.map { accepted >= $0 } ?? (accepted > 0)) }
+
+        /// Starts counting afresh (it wakes now).
+        mutating func woke() {
+            forced = false
+            accepted = 0
+        }
     }
 
     /// Who waits, by topic, and the admission counts.
@@ -180,27 +196,31 @@ final class StoreWatch: Sendable {
             .continuation?.resume()
     }
 
-    /// Returns once a change the subscription cares about came since it last returned (at once if one
-    /// came already), at `deadline`, on shutdown, or when the task is cancelled, whichever is first.
-    func next(_ subscription: Subscription, until deadline: ContinuousClock.Instant) async {
+    /// Returns once what came since it last returned may satisfy the subscription (at once if it
+    /// came already): a change of unknown effect, or with a filter, `needing` values it accepted
+    /// (`nil`: one); at `deadline`, on shutdown, or when the task is cancelled, whichever is first.
+    /// A journal read short of its `minCount` by 5 sleeps through entries until 5 it would count
+    /// were written.
+    func next(_ subscription: Subscription, needing: Int? = nil, until deadline: ContinuousClock.Instant) async {
         guard deadline > .now else { return }
         await withTaskGroup(of: Void.self) { race in
-            race.addTask { await self.sleep(subscription) }
+            race.addTask { await self.sleep(subscription, needing: needing) }
             race.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
             _ = await race.next()
             race.cancelAll()
         }
     }
 
-    private func sleep(_ subscription: Subscription) async {
+    private func sleep(_ subscription: Subscription, needing: Int?) async {
         let topic = subscription.topic.rawValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let resumeNow = state.withLock { state in
                     guard !state.closed, !Task.isCancelled, var subscriber = state.subscribers[topic][subscription.id]
                     else { return true }
-                    if subscriber.fired {
-                        subscriber.fired = false
+                    subscriber.needed = needing
+                    if subscriber.isDue {
+                        subscriber.woke()
                         state.subscribers[topic][subscription.id] = subscriber
                         return true
                     }
@@ -237,20 +257,21 @@ final class StoreWatch: Sendable {
         for continuation in woken { continuation.resume() }
     }
 
-    /// Marks `subscriber` as having a change; its continuation, if it slept.
-    private static func fire(_ subscriber: inout Subscriber) -> CheckedContinuation<Void, Never>? {
-        guard let continuation = subscriber.continuation else {
-            subscriber.fired = true
-            return nil
-        }
+    /// Notes for `subscriber` a change of unknown effect (`accepted: nil`) or `accepted` values its
+    /// filter accepted; its continuation, if it slept and may now be satisfied.
+    private static func fire(_ subscriber: inout Subscriber, accepted: Int? = nil) -> CheckedContinuation<Void, Never>?
+    {
+        if let accepted { subscriber.accepted += accepted } else { subscriber.forced = true }
+        guard subscriber.isDue, let continuation = subscriber.continuation else { return nil }
         subscriber.continuation = nil
+        subscriber.woke()
         return continuation
     }
 
     /// What a memory store's committed step wrote: costs one atomic load while nobody waits (every
     /// token request commits a step). Wakes only the readers a change concerns: of its topic, in its
-    /// namespace, and, for a reader with a filter, when a value it accepts was written (or its space
-    /// emptied). The filters run outside the lock.
+    /// namespace, and, for a reader with a filter, once as many values it accepts were written as
+    /// it needs (or its space was emptied). The filters run outside the lock.
     func committed(_ changes: StoreChanges) {
         guard admitted.load(ordering: .sequentiallyConsistent) > 0 else { return }
         /// What the step did to one namespace's copy of a topic's spaces.
@@ -302,15 +323,16 @@ final class StoreWatch: Sendable {
             return (woken, toAsk)
         }
         for continuation in woken { continuation.resume() }
-        let accepted = toAsk.filter { _, interest, values in
-            guard let accepts = interest.accepts else { return true }
-            return values.contains(where: accepts)
+        let accepted = toAsk.compactMap { subscription, interest, values -> (Subscription, Int)? in
+            guard let accepts = interest.accepts else { return (subscription, values.count) }
+            let count = values.count(where: accepts)
+            return count > 0 ? (subscription, count) : nil
         }
         guard !accepted.isEmpty else { return }
         let more = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            accepted.compactMap { subscription, _, _ in
+            accepted.compactMap { subscription, count in
                 guard state.subscribers[subscription.topic.rawValue][subscription.id] != nil else { return nil }
-                return Self.fire(&state.subscribers[subscription.topic.rawValue][subscription.id]!)
+                return Self.fire(&state.subscribers[subscription.topic.rawValue][subscription.id]!, accepted: count)
             }
         }
         for continuation in more { continuation.resume() }

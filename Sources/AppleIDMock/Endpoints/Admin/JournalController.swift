@@ -41,10 +41,12 @@ struct JournalController: Sendable {
             throw ControlRefusal.invalidQuery(
                 "namespace", "namespace=* reads every namespace from the default namespace's control plane only")
         }
-        // Woken only by an entry the filters pass (in this namespace, or any with namespace=*).
+        // Woken only once as many entries the filters pass were written (in this namespace, or any
+        // with namespace=*) as the last read lacked: no read of the journal before it may be reached.
         let (matching, reached) = try await wait.run(
             .journal, watch: state.store.watch, in: state.scope, everyNamespace: query.everyNamespace,
             accepting: { ($0 as? JournalEntry).map(query.admits) ?? false },
+            shortfall: { wait.target - $0.count },
             read: {
                 let entries =
                     query.everyNamespace

@@ -70,11 +70,12 @@ struct WaitingRead: Sendable {
     /// Runs `read` until `satisfied` holds for its result or the wait is over; returns the last
     /// result and whether it was satisfied. The wait counts against `scope`'s share of the watch,
     /// and reads again only when `topic` changed in `scope` (in every namespace with
-    /// `everyNamespace`) and, with `accepts`, when a value it accepts was written.
+    /// `everyNamespace`) and, with `accepts`, once as many values it accepts were written as
+    /// `shortfall` says the last read lacked (one when it does not say).
     func run<T: Sendable>(
         _ topic: StoreWatch.Topic, watch: StoreWatch, in scope: NamespaceScope, everyNamespace: Bool = false,
-        accepting accepts: (@Sendable (any Sendable) -> Bool)? = nil, read: () async throws -> T,
-        satisfied: (T) -> Bool
+        accepting accepts: (@Sendable (any Sendable) -> Bool)? = nil, shortfall: ((T) -> Int)? = nil,
+        read: () async throws -> T, satisfied: (T) -> Bool
     ) async throws -> (value: T, satisfied: Bool) {
         guard seconds > 0 else {
             let value = try await read()
@@ -113,7 +114,7 @@ struct WaitingRead: Sendable {
                 if done || ContinuousClock.now >= deadline || watch.isClosed || Task.isCancelled {
                     return (value, done)
                 }
-                await watch.next(subscription, until: deadline)
+                await watch.next(subscription, needing: shortfall.map { max(1, $0(value)) }, until: deadline)
                 // Shutdown answers with what was read: the server is stopping, and a read now
                 // (on PostgreSQL, a query) may be cut short with it.
                 if watch.isClosed || Task.isCancelled { return (value, done) }

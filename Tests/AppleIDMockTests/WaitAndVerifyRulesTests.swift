@@ -107,6 +107,29 @@ struct WaitAndVerifyRulesTests {
         watch.unsubscribe(subscription)
     }
 
+    @Test("a reader keyed by a user is asked only about the entries that carry it")
+    func keyedReadersAreAskedLittle() async throws {
+        let watch = StoreWatch()
+        #expect(watch.admit() == nil)
+        defer { watch.release() }
+        let asked = Counter()
+        let subscription = watch.subscribe(
+            .init(
+                .journal,
+                accepts: {
+                    asked.value += 1
+                    return ($0 as? JournalEntry)?.userKey == "sam"
+                }, key: "sam"))
+        async let waited: Void = watch.next(subscription, until: .now + .seconds(600))
+        #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting(.journal) == 1 })
+        watch.committed(wrote((0..<100).map { entry("m\($0)", user: "maria") }, to: Spaces.journal.name))
+        #expect(asked.value == 0 && watch.waiting(.journal) == 1)
+        watch.committed(wrote([entry("s", user: "sam")], to: Spaces.journal.name))
+        await waited
+        #expect(asked.value == 1)
+        watch.unsubscribe(subscription)
+    }
+
     @Test("each space wakes what the registry says: refused mail wakes the mailbox's readers, in any namespace")
     func spacesSayWhatTheyWake() async throws {
         for topic in StoreWatch.Topic.allCases {

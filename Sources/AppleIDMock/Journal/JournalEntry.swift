@@ -56,3 +56,15 @@ struct JournalEntry: Codable, Sendable, Equatable {
     /// Whether the call ended well.
     var isOK: Bool { outcome == .ok }
 }
+
+extension JournalEntry: WatchedValue {
+    /// Its user key, `sub` and client: what a waiting journal read may be keyed by
+    /// (`JournalQuery.watchKey`).
+    var watchKeys: [String] {
+        var keys: [String] = []
+        for key in [userKey, sub, clientId] {
+            if let key, !keys.contains(key) { keys.append(key) }
+        }
+        return keys
+    }
+}

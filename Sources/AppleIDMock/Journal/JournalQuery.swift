@@ -22,6 +22,9 @@ struct JournalQuery: Sendable {
     init() {}
 
     /// Whether `entry` passes every filter.
+    /// A key every entry it admits carries (`JournalEntry.watchKeys`): its user, else its client.
+    var watchKey: String? { user ?? clientId }
+
     func admits(_ entry: JournalEntry) -> Bool {
         if let endpoint, entry.endpoint != endpoint { return false }
         if let clientId, entry.clientId != clientId { return false }

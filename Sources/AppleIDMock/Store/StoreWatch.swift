@@ -1,5 +1,12 @@
 import Synchronization
 
+/// A value whose writes `StoreWatch` files by the keys it carries (a journal entry: its user, `sub`
+/// and client), so a reader waiting for one key is asked only about values that carry it.
+protocol WatchedValue: Sendable {
+    /// The keys a reader may wait for (`StoreWatch.Interest.key`).
+    var watchKeys: [String] { get }
+}
+
 /// Wakes control-plane reads that wait for the journal, the outbox or the mailbox to change
 /// (`waitSeconds` on `GET /__admin/journal`, `…/notifications`, `…/mail`, and journal
 /// verification). Nothing polls per waiter: a memory (or SQLite) store tells the watch what each
@@ -40,15 +47,19 @@ final class StoreWatch: Sendable {
         /// Whether a value written to the topic's spaces could satisfy the reader (`nil`: any change
         /// could). Deletions do not wake a reader that has this; a space emptied wakes every reader.
         var accepts: (@Sendable (any Sendable) -> Bool)?
+        /// A key every value it accepts carries (`WatchedValue.watchKeys`): only those values are
+        /// asked, so readers waiting for one user's entries cost nothing while others' are written.
+        var key: String?
 
         init(
             _ topic: Topic, in namespace: String? = nil, everyNamespace: Bool = false,
-            accepts: (@Sendable (any Sendable) -> Bool)? = nil
+            accepts: (@Sendable (any Sendable) -> Bool)? = nil, key: String? = nil
         ) {
             self.topic = topic
             self.namespace = namespace
             self.everyNamespace = everyNamespace
             self.accepts = accepts
+            self.key = key
         }
 
         /// Whether writes to `namespace`'s copy of the topic's spaces concern the reader.
@@ -279,6 +290,8 @@ final class StoreWatch: Sendable {
             var cleared = false
             var deleted = false
             var values: [any Sendable] = []
+            /// The values by each key they carry (`WatchedValue`), asked once per value.
+            var byKey: [String: [any Sendable]] = [:]
         }
         var touched: [TouchKey: Touched] = [:]
         for stored in changes.cleared {
@@ -291,6 +304,9 @@ final class StoreWatch: Sendable {
             let key = TouchKey(topic: topic, namespace: StoredSpaceName(parsing: ref.space).namespace)
             if let entry {
                 touched[key, default: Touched()].values.append(entry.value)
+                for watchKey in (entry.value as? any WatchedValue)?.watchKeys ?? [] {
+                    touched[key, default: Touched()].byKey[watchKey, default: []].append(entry.value)
+                }
             } else {
                 touched[key, default: Touched()].deleted = true
             }
@@ -315,7 +331,10 @@ final class StoreWatch: Sendable {
                             woken.append(continuation)
                         }
                     } else if interest.accepts != nil {
-                        let values = concerning.flatMap(\.values)
+                        let values =
+                            if let key = interest.key { concerning.flatMap { $0.byKey[key] ?? [] } } else {
+                                concerning.flatMap(\.values)
+                            }
                         if !values.isEmpty { toAsk.append((Subscription(topic: topic, id: id), interest, values)) }
                     }
                 }

@@ -45,7 +45,7 @@ struct JournalController: Sendable {
         // with namespace=*) as the last read lacked: no read of the journal before it may be reached.
         let (matching, reached) = try await wait.run(
             .journal, watch: state.store.watch, in: state.scope, everyNamespace: query.everyNamespace,
-            accepting: { ($0 as? JournalEntry).map(query.admits) ?? false },
+            accepting: { ($0 as? JournalEntry).map(query.admits) ?? false }, key: query.watchKey,
             shortfall: { wait.target - $0.count },
             read: {
                 let entries =

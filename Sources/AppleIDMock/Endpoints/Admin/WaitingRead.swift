@@ -74,7 +74,8 @@ struct WaitingRead: Sendable {
     /// `shortfall` says the last read lacked (one when it does not say).
     func run<T: Sendable>(
         _ topic: StoreWatch.Topic, watch: StoreWatch, in scope: NamespaceScope, everyNamespace: Bool = false,
-        accepting accepts: (@Sendable (any Sendable) -> Bool)? = nil, shortfall: ((T) -> Int)? = nil,
+        accepting accepts: (@Sendable (any Sendable) -> Bool)? = nil, key: String? = nil,
+        shortfall: ((T) -> Int)? = nil,
         read: () async throws -> T, satisfied: (T) -> Bool
     ) async throws -> (value: T, satisfied: Bool) {
         guard seconds > 0 else {
@@ -105,7 +106,7 @@ struct WaitingRead: Sendable {
         let deadline = ContinuousClock.now + .milliseconds(Int64((seconds * 1000).rounded()))
         // Subscribed before the first read: a change made while a read runs wakes the wait at once.
         let subscription = watch.subscribe(
-            StoreWatch.Interest(topic, in: namespace, everyNamespace: everyNamespace, accepts: accepts))
+            StoreWatch.Interest(topic, in: namespace, everyNamespace: everyNamespace, accepts: accepts, key: key))
         defer { watch.unsubscribe(subscription) }
         return try await withGracefulShutdownHandler {
             while true {

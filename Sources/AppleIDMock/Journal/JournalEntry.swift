@@ -58,11 +58,11 @@ struct JournalEntry: Codable, Sendable, Equatable {
 }
 
 extension JournalEntry: WatchedValue {
-    /// Its user key, `sub` and client: what a waiting journal read may be keyed by
+    /// Its user key, `sub`, client and endpoint: what a waiting journal read may be keyed by
     /// (`JournalQuery.watchKey`).
     var watchKeys: [String] {
         var keys: [String] = []
-        for key in [userKey, sub, clientId] {
+        for key in [userKey, sub, clientId, endpoint] {
             if let key, !keys.contains(key) { keys.append(key) }
         }
         return keys

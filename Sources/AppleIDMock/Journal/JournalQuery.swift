@@ -22,8 +22,12 @@ struct JournalQuery: Sendable {
     init() {}
 
     /// Whether `entry` passes every filter.
-    /// A key every entry it admits carries (`JournalEntry.watchKeys`): its user, else its client.
-    var watchKey: String? { user ?? clientId }
+    /// A key every entry it admits carries (`JournalEntry.watchKeys`): its user, else its client,
+    /// else its endpoint.
+    var watchKey: String? { user ?? clientId ?? endpoint }
+
+    /// Whether it filters entries at all (else every entry counts toward a waiting read).
+    var filtersEntries: Bool { endpoint != nil || clientId != nil || user != nil || outcome != nil || since != nil }
 
     func admits(_ entry: JournalEntry) -> Bool {
         if let endpoint, entry.endpoint != endpoint { return false }

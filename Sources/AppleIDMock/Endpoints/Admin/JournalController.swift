@@ -45,7 +45,8 @@ struct JournalController: Sendable {
         // with namespace=*) as the last read lacked: no read of the journal before it may be reached.
         let (matching, reached) = try await wait.run(
             .journal, watch: state.store.watch, in: state.scope, everyNamespace: query.everyNamespace,
-            accepting: { ($0 as? JournalEntry).map(query.admits) ?? false }, key: query.watchKey,
+            accepting: query.filtersEntries ? Self.admitting(query) : { _ in true },
+            key: query.watchKey,
             shortfall: { wait.target - $0.count },
             read: {
                 let entries =
@@ -68,6 +69,11 @@ struct JournalController: Sendable {
             read: { asked.verification.check(try await state.journal(recorder: self.journal)) },
             satisfied: \.verified)
         return Responses.adminJSON(outcome, status: outcome.verified ? .ok : .unprocessableContent)
+    }
+
+    /// Whether a written value is an entry `query` admits (what a waiting read counts).
+    private static func admitting(_ query: JournalQuery) -> @Sendable (any Sendable) -> Bool {
+        { ($0 as? JournalEntry).map(query.admits) ?? false }
     }
 
     /// The filters of the query string, each checked.

@@ -20,6 +20,11 @@ enum Responses {
         appleJSON(body: encodedJSON(value), status: status)
     }
 
+    /// The same for the token path's own types, written without the encoder (the same bytes).
+    static func appleJSON(_ value: some AppleJSONObject, status: HTTPResponse.Status = .ok) -> Response {
+        appleJSON(body: ByteBuffer(bytes: value.appleJSON), status: status)
+    }
+
     /// A value encoded as Apple's JSON, for bodies worth computing once.
     static func encodedJSON(_ value: some Encodable) -> ByteBuffer {
         ByteBuffer(bytes: (try? TokenMinter.encode(value)) ?? Data("{}".utf8))

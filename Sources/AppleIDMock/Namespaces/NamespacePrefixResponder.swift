@@ -1,6 +1,9 @@
 import HTTPTypes
 import Hummingbird
 
+/// `/ns/`, spelled once rather than on every request (a generic type holds no static stored property).
+private let namespacePathLead = "/\(NamespaceName.pathComponent)/"
+
 /// Reads a request's namespace before the router sees it: strips a `/ns/{name}` path prefix (so every
 /// route answers under it), or reads the `X-Apple-ID-Mock-Namespace` header, and the dashboard's
 /// cookie, into `context.namespaceRequest`. A badly formed name is refused here, in the format of
@@ -21,7 +24,7 @@ struct NamespacePrefixResponder<Router: HTTPResponder>: HTTPResponder where Rout
             head.path = rest
             request = Request(head: head, body: request.body)
             context.namespaceRequest.explicit = .init(name: String(name), source: .prefix)
-        } else if let header = HTTPField.Name(NamespaceName.header), let name = request.headers[header] {
+        } else if let name = request.headers[AnsweringNamespace.header] {
             if let problem = NamespaceName.problem(name) {
                 return Self.refusal(problem, in: "the header \(NamespaceName.header)", path: request.uri.path)
             }
@@ -33,9 +36,8 @@ struct NamespacePrefixResponder<Router: HTTPResponder>: HTTPResponder where Rout
     /// The name and the rest of a request target under `/ns/{name}` (the rest always begins with
     /// `/`), or `nil` for a target without the prefix.
     static func splitPrefix(_ target: String) -> (name: Substring, rest: String)? {
-        let lead = "/\(NamespaceName.pathComponent)/"
-        guard target.hasPrefix(lead) else { return nil }
-        let afterLead = target.dropFirst(lead.count)
+        guard target.hasPrefix(namespacePathLead) else { return nil }
+        let afterLead = target.dropFirst(namespacePathLead.count)
         let end = afterLead.firstIndex { $0 == "/" || $0 == "?" } ?? afterLead.endIndex
         let name = afterLead[..<end]
         let rest = afterLead[end...]

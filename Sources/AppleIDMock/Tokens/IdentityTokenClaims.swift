@@ -8,7 +8,7 @@ import Crypto
 
 /// The payload of an identity token as Apple writes it: integer times, absent
 /// (not `null`) optional claims, and `email_verified` / `is_private_email` as booleans or strings.
-struct IdentityTokenClaims: Sendable, Encodable {
+struct IdentityTokenClaims: Sendable, AppleJSONObject {
     var iss = "https://appleid.apple.com"
     var aud: String
     var exp: Int
@@ -69,6 +69,34 @@ struct IdentityTokenClaims: Sendable, Encodable {
         switch (booleanStyle, key) {
         case (.boolean, _), (.mixed, .emailVerified): try container.encode(value, forKey: key)
         case (.string, _), (.mixed, _): try container.encode(value ? "true" : "false", forKey: key)
+        }
+    }
+
+    /// The claims in the order of their keys' bytes, as `encode(to:)` under `.sortedKeys` writes them.
+    func writeMembers(to writer: inout AppleJSONWriter) {
+        writer.member("at_hash", atHash)
+        writer.member("aud", aud)
+        writer.member("auth_time", authTime)
+        writer.member("c_hash", cHash)
+        writer.member("email", email)
+        writeFlag(emailVerified, "email_verified", .emailVerified, to: &writer)
+        writer.member("exp", exp)
+        writer.member("iat", iat)
+        writeFlag(isPrivateEmail, "is_private_email", .isPrivateEmail, to: &writer)
+        writer.member("iss", iss)
+        writer.member("nonce", nonce)
+        writer.member("nonce_supported", nonceSupported)
+        writer.member("org_id", orgId)
+        writer.member("real_user_status", realUserStatus)
+        writer.member("sub", sub)
+        writer.member("transfer_sub", transferSub)
+    }
+
+    private func writeFlag(_ value: Bool?, _ name: StaticString, _ key: CodingKeys, to writer: inout AppleJSONWriter) {
+        guard let value else { return }
+        switch (booleanStyle, key) {
+        case (.boolean, _), (.mixed, .emailVerified): writer.member(name, value)
+        case (.string, _), (.mixed, _): writer.member(name, value ? "true" : "false")
         }
     }
 

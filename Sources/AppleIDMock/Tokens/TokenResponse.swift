@@ -1,5 +1,5 @@
 /// The token endpoint's success body (reference §2.3): no `refresh_token` or `id_token` key when absent.
-struct TokenResponse: Encodable, Sendable {
+struct TokenResponse: AppleJSONObject, Sendable {
     var accessToken: String
     var tokenType = "Bearer"
     var expiresIn: Int
@@ -22,5 +22,14 @@ struct TokenResponse: Encodable, Sendable {
         try container.encode(expiresIn, forKey: .expiresIn)
         try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
         try container.encodeIfPresent(idToken, forKey: .idToken)
+    }
+
+    /// The members in the order of their keys' bytes, as `encode(to:)` under `.sortedKeys` writes them.
+    func writeMembers(to writer: inout AppleJSONWriter) {
+        writer.member("access_token", accessToken)
+        writer.member("expires_in", expiresIn)
+        writer.member("id_token", idToken)
+        writer.member("refresh_token", refreshToken)
+        writer.member("token_type", tokenType)
     }
 }

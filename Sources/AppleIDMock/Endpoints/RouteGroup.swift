@@ -13,20 +13,31 @@ enum RouteGroup: Sendable, Equatable {
     /// Everything else: discovery, health, Sign in with Apple JS, unknown paths.
     case other
 
-    /// The group of `path` (the path of a URI, without its query).
-    init(path: some StringProtocol) {
-        var components = path.split(separator: "/").map(Substring.init)
+    /// The group of `path` (the path of a URI, without its query), read without an allocation
+    /// (every request reads it).
+    init(path: String) {
+        self.init(path: path[...])
+    }
+
+    /// The group of `path`, a slice of a URI (without its query).
+    init(path: Substring) {
+        var components = PathComponents(rest: path)
+        var first = components.next()
         // Under a namespace's prefix (`/ns/{name}/…`), the group of the rest.
-        if components.count >= 2, components[0] == Substring(NamespaceName.pathComponent) {
-            components.removeFirst(2)
+        if first.map({ $0 == NamespaceName.pathComponent }) == true, components.next() != nil {
+            first = components.next()
         }
-        switch components.first {
-        case Substring(ApplePath.group):
-            self = .apple(endpoint: components.count > 1 ? String(components[1]) : nil)
-        case Substring(AdminPath.group):
+        switch first {
+        case .some(let group) where group == ApplePath.group:
+            self = .apple(endpoint: components.next().map(String.init))
+        case .some(let group) where group == AdminPath.group:
+            let second = components.next()
+            let third = components.next()
             self = .controlPlane(
-                dashboardFile: components.count == 1
-                    || (components.count == 3 && components[1] == AdminPath.dashboardFolder))
+                dashboardFile: second == nil
+                    || (third != nil && components.next() == nil
+                        && second.map { $0 == AdminPath.dashboardFolder } == true)
+            )
         default:
             self = .other
         }
@@ -42,5 +53,22 @@ enum RouteGroup: Sendable, Equatable {
     var appleEndpoint: String? {
         if case .apple(let endpoint) = self { return endpoint ?? ApplePath.group }
         return nil
+    }
+}
+
+/// The non-empty components of a path, one at a time, as slices of it (`/ns//a/` gives `ns`, `a`),
+/// as `split(separator: "/")` would give them, without its array.
+private struct PathComponents {
+    var rest: Substring
+
+    /// The next component, if any.
+    mutating func next() -> Substring? {
+        guard let start = rest.firstIndex(where: { $0 != "/" }) else {
+            rest = rest[rest.endIndex...]
+            return nil
+        }
+        let end = rest[start...].firstIndex(of: "/") ?? rest.endIndex
+        defer { rest = rest[end...] }
+        return rest[start..<end]
     }
 }

@@ -56,6 +56,24 @@ struct NamespaceRulesTests {
         #expect(RouteGroup(path: "/ns/team-a/__admin/") == .controlPlane(dashboardFile: true))
     }
 
+    @Test("a path's group is read by component, as the router matches, without an array of them")
+    func routeGroups() {
+        let cases: [(String, RouteGroup)] = [
+            ("/auth/token", .apple(endpoint: "token")), ("//auth//token/", .apple(endpoint: "token")),
+            ("/auth", .apple(endpoint: nil)), ("/auth/authorize/consent", .apple(endpoint: "authorize")),
+            ("/__admin", .controlPlane(dashboardFile: true)), ("/__admin/clock", .controlPlane(dashboardFile: false)),
+            ("/__admin/dashboard/app.js", .controlPlane(dashboardFile: true)),
+            ("/__admin/dashboard/a/b", .controlPlane(dashboardFile: false)),
+            ("/__admin/other/app.js", .controlPlane(dashboardFile: false)),
+            ("/ns/x/__admin/dashboard/app.js", .controlPlane(dashboardFile: true)), ("/ns", .other),
+            ("/ns/x", .other), ("/ns//x/auth/keys", .apple(endpoint: "keys")), ("/", .other), ("", .other),
+            ("/health", .other), ("/authx/token", .other), ("/ns/auth/token", .other),
+        ]
+        for (path, group) in cases {
+            #expect(RouteGroup(path: path) == group, "\(path)")
+        }
+    }
+
     @Test("the dashboard's cookie is read among others; a badly formed one is ignored")
     func cookie() {
         var headers = HTTPFields()

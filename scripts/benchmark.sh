@@ -32,6 +32,10 @@
 # Usage: scripts/benchmark.sh [seconds per measurement, default 5]
 #   BENCH_BIN=path: measure that binary, built by you (no build here, no bare server: e.g. a debug
 #   build while trying the script; its figures are not release figures).
+#   BENCH_BARE=path: the bare server's binary (with BENCH_BIN: no build here either).
+#   BENCH_PREVIOUS=path: an earlier build, measured after the bare server on keys, refresh and code
+#   exchange (on the scenarios and keys of BENCH_PREVIOUS_DIR, default this folder), with this
+#   build's rates as shares of it.
 #   BENCH_ONLY=namespaces: only the namespace figures (and the lookups across namespaces: a relay
 #   address's RCPT TO and a transfer_sub's usermigrationinfo, with 1 and 1,001 namespaces);
 #   BENCH_ONLY=stores: only the stores' figures.
@@ -72,8 +76,11 @@ else
   swift build -c release --product apple-id-mock >/dev/null 2>&1
   BIN=$(swift build -c release --show-bin-path 2>/dev/null)/apple-id-mock
 fi
-if [ -n "${BENCH_BIN:-}" ]; then
-  echo "BENCH_BIN=$BIN: no bare server (it is a release build)" >&2
+if [ -n "${BENCH_BARE:-}" ]; then
+  BARE=$BENCH_BARE
+  [ -x "$BARE" ] || { echo "BENCH_BARE: $BARE is not an executable" >&2; exit 1; }
+elif [ -n "${BENCH_BIN:-}" ]; then
+  echo "BENCH_BIN=$BIN: no bare server (it is a release build; BENCH_BARE names one)" >&2
 elif swift build -c release --package-path scripts/bare-server >"${TMPDIR:-/tmp}/bare-server-build.log" 2>&1; then
   BARE=$(swift build -c release --package-path scripts/bare-server --show-bin-path 2>/dev/null)/BareServer
 else
@@ -867,6 +874,38 @@ if [ -n "$BARE" ]; then
   echo "  the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
 fi
 
+# --- the previous build -----------------------------------------------------------------------
+# BENCH_PREVIOUS: an earlier build, run right after the mock and the bare server, on its own
+# scenarios and keys (BENCH_PREVIOUS_DIR, default this folder), for keys, refresh and code
+# exchange: this build's rates as shares of it, in the same run.
+PREVIOUS_SHARES=
+if [ -n "${BENCH_PREVIOUS:-}" ]; then
+  [ -x "$BENCH_PREVIOUS" ] || { echo "BENCH_PREVIOUS: $BENCH_PREVIOUS is not an executable" >&2; exit 1; }
+  echo
+  echo "== the previous build: $BENCH_PREVIOUS"
+  MOCK_BIN=$BIN
+  BIN=$BENCH_PREVIOUS
+  PREVIOUS_DIR=${BENCH_PREVIOUS_DIR:-$PWD}
+  ( cd "$PREVIOUS_DIR" && "$BIN" serve --port "$PORT" --log-level error --state memory ) >"$WORK/server.log" 2>&1 &
+  PID=$!
+  START=$EPOCHREALTIME
+  await_server
+  prepare_refresh
+  run "GET /auth/keys" "$BASE/auth/keys"
+  PREVIOUS_KEYS=$RATE
+  measure_ceiling
+  run "POST /auth/token refresh_token" -s "$WORK/refresh.lua" "$BASE/auth/token"
+  PREVIOUS_REFRESH=$RATE
+  mint_codes
+  measure_ceiling
+  run "POST /auth/token authorization_code ($MINTED codes ready)" -s "$WORK/exchange.lua" "$BASE/auth/token"
+  PREVIOUS_EXCHANGE=$RATE
+  stop_server
+  BIN=$MOCK_BIN
+  PREVIOUS_SHARES="keys $(pct "$KEYS_RATE" "$PREVIOUS_KEYS")   refresh $(pct "$REFRESH_RATE" "$PREVIOUS_REFRESH")   code exchange $(pct "$EXCHANGE_RATE" "$PREVIOUS_EXCHANGE")"
+  echo "  this build as a share of the previous one: $PREVIOUS_SHARES"
+fi
+
 # --- the image's executable -------------------------------------------------------------------
 # The container image's executable (static, ICU's data cut, libcrypto linked in: docs/container.md),
 # copied out of BENCH_IMAGE (default apple-id-mock:local, when podman has it; build it with
@@ -941,6 +980,7 @@ echo
 echo "== ratios to the highest ceiling of this run: $CEILING signatures/s (measured: $CEILINGS)"
 echo "  refresh $(ratio "$REFRESH_RATE")   code exchange $(ratio "$EXCHANGE_RATE")   offline mint $(ratio "$MINT")   sqlite refresh $(ratio "$SQLITE_RATE")${PG_RATE:+   postgres refresh $(ratio "$PG_RATE")}${BARE:+   bare server token $(ratio "$BARE_TOKEN")}"
 [ -z "$BARE" ] || echo "== the mock as a share of the bare server: $BARE_SHARES; RSS $BARE_RSS"
+[ -z "$PREVIOUS_SHARES" ] || echo "== this build as a share of the previous one ($BENCH_PREVIOUS): $PREVIOUS_SHARES"
 echo "== durable stores as shares of the memory store:$STORE_SHARES"
 [ -z "$IMAGE_FIGURES" ] || echo "== the image's executable ($IMAGE): $IMAGE_FIGURES"
 echo "== namespaces: refresh in a namespace $NS_SHARE of default's (by CPU per request $NS_CPU_SHARE; prefixed $(pct "$NS_PREFIX_RATE" "$NS_DEFAULT_RATE")); 1,000 idle namespaces +$NS_RSS_MIB MiB RSS; creating one $NS_CREATE_MS ms"

@@ -502,8 +502,6 @@ lookup_figures() {
   echo "  the unprefixed GET /auth/keys (Apple's has 3 keys, about 1.3 KB; Nimbus's default limit is 50 KiB): $JWKS_FIGURE"
   stop_server
 
-  deletion_figure
-
   start_lookup_server --scenario transfer
   local secret token old_sub transfer_sub
   local web=com.example.web callback=http://localhost:3000/auth/apple/callback
@@ -537,6 +535,7 @@ LUA
   LOOKUP_MIGRATION="usermigrationinfo $one ms / $many ms"
   echo "  POST /auth/usermigrationinfo with a transfer_sub (mean of a ${DURATION} s run on one connection): $one ms with 1 namespace, $many ms with 1,001 (target: flat)"
   stop_server
+  deletion_figure
 }
 
 # --- durable stores (issue 35) ----------------------------------------------------------------

@@ -114,46 +114,11 @@ rate() {
     }' "$WORK/wrk.out"
 }
 
-# wrk's scripts for code exchange (as scripts/benchmark.sh writes them): each thread mints codes
-# into a file of its own before the timed window, then sends one exchange per code.
-cat >"$WORK/threads.lua" <<'LUA'
-local counter = 0
-function setup(thread)
-  counter = counter + 1
-  thread:set("id", counter)
-end
-LUA
-cat >"$WORK/mint-codes.lua" <<LUA
-dofile("$WORK/threads.lua")
-local out
-function init(args) out = io.open("$WORK/codes-" .. id .. ".txt", "a") end
-function response(status, headers, body)
-  local code = (headers["Location"] or headers["location"] or ""):match("code=([^&]+)")
-  if code then out:write(code, "\n"); out:flush() end
-end
-LUA
-cat >"$WORK/exchange.lua" <<LUA
-dofile("$WORK/threads.lua")
-local codes, next, head, length = {}, 1, nil, nil
-local prefix = "grant_type=authorization_code&client_id=$CLIENT&redirect_uri=$REDIRECT&client_secret=" .. os.getenv("BENCH_SECRET") .. "&code="
-local function exchange(code)
-  return wrk.format("POST", "/auth/token", {["Content-Type"] = "application/x-www-form-urlencoded"}, prefix .. code)
-end
-function init(args)
-  for line in io.lines("$WORK/codes-" .. id .. ".txt") do codes[#codes + 1] = line end
-  if codes[1] then
-    length = #codes[1]
-    local formatted = exchange(codes[1])
-    head = formatted:sub(1, #formatted - length)
-  end
-end
-function request()
-  local code = codes[next] or "exhausted"
-  next = next + 1
-  if #code == length then return head .. code end
-  return exchange(code)
-end
-LUA
+# wrk's scripts for code exchange, as scripts/benchmark.sh writes them: each thread mints codes into
+# a file of its own before the timed window, then sends one exchange per code.
+# shellcheck source=scripts/wrk-exchange-scripts.sh
+. "$(dirname "${BASH_SOURCE[0]}")/wrk-exchange-scripts.sh"
+write_exchange_scripts "$WORK" "$CLIENT" "$REDIRECT"
 
 # Codes for one exchange run, minted at authorize's pace for a bit longer than the run.
 mint_codes() {

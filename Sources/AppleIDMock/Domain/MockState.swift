@@ -170,20 +170,36 @@ final class MockState: Sendable {
             upload = try await store.transaction { try await $0.get(Spaces.uploadedScenarios, control.scenario) }
         }
         guard let (found, secrets) = try await catalog.scenario(named: control.scenario, upload: upload) else {
-            throw StoreUnavailable(
-                cause: "the active scenario \(control.scenario) is in neither the folder nor the store")
+            throw try await missing(
+                StoreUnavailable(
+                    cause: "the active scenario \(control.scenario) is in neither the folder nor the store"),
+                outside: uploads)
         }
         var scenario = found
         var reader = JSONReader()
         scenario.settings = scenario.settings.applying(.object(control.settingsPatch), at: .root, reader: &reader)
         let roster = control.keys ?? defaultRoster(settings: scenario.settings)
-        let keys = try await resolveKeys(roster, transaction: uploads)
+        let keys: ResolvedKeys
+        do {
+            keys = try await resolveKeys(roster, transaction: uploads)
+        } catch let error as StoreUnavailable {
+            throw try await missing(error, outside: uploads)
+        }
         return ActiveScenario(
             world: World(
                 scenario: scenario, transfers: control.transfers,
                 identityNamespace: control.identities == .own ? scope.name : nil),
             secrets: secrets, keys: keys,
             control: control, revision: revision, clock: clock, upload: upload)
+    }
+
+    /// `error`, unless what was missing went with the namespace: read outside a step (`within` is
+    /// nil) after the control record, an upload or a generated key of a namespace deleted
+    /// meanwhile is gone too (`controlMissing`, never an outage).
+    private func missing(_ error: StoreUnavailable, outside within: (any StateTransaction)?) async throws -> any Error {
+        guard !scope.isDefault, within == nil else { return error }
+        let control = try await store.transaction { try await $0.get(Spaces.control, ControlState.key) }
+        return control == nil ? controlMissing : error
     }
 
     /// The bundled keys, all published, signing with `settings.signingKeyId` or the first by name.

@@ -21,7 +21,6 @@ struct JournalQuery: Sendable {
 
     init() {}
 
-    /// Whether `entry` passes every filter.
     /// A key every entry it admits carries (`JournalEntry.watchKeys`): its user, else its client,
     /// else its endpoint.
     var watchKey: String? { user ?? clientId ?? endpoint }
@@ -29,6 +28,7 @@ struct JournalQuery: Sendable {
     /// Whether it filters entries at all (else every entry counts toward a waiting read).
     var filtersEntries: Bool { endpoint != nil || clientId != nil || user != nil || outcome != nil || since != nil }
 
+    /// Whether `entry` passes every filter.
     func admits(_ entry: JournalEntry) -> Bool {
         if let endpoint, entry.endpoint != endpoint { return false }
         if let clientId, entry.clientId != clientId { return false }

@@ -58,8 +58,8 @@ struct AppleCallMiddleware: RouterMiddleware {
             // came after, in the world chosen now (a code or token of it finds no namespace and gets
             // Apple's `invalid_grant` in the default one; a name makes the namespace anew).
             if case .failure(let error) = run.outcome, let gone = error as? NamespaceGone, context.mayRunAgain {
-                namespaces.forget(gone.name)
                 do {
+                    try await namespaces.forgetIfGone(gone.name)
                     state = try await choose(request, context: context, parameters: parameters)
                 } catch let error where !(error is any HTTPResponseError) {
                     return try NamespaceMiddleware.refusal(error, group: context.routeGroup)

@@ -18,27 +18,36 @@ struct NamespaceMiddleware: RouterMiddleware {
         } catch let error where !(error is any HTTPResponseError) {
             return try Self.refusal(error, group: context.routeGroup)
         }
-        do {
-            return try await answer(request, context: context, in: state, next: next)
-        } catch let gone as NamespaceGone {
-            // Deleted before or while the request ran: forgotten here (another replica or the idle
-            // sweep deleted it, or a delete here overtook the request). The control plane answers
-            // 404 (`AdminErrorMiddleware`); a page or discovery request is answered once more in the
-            // world chosen now.
-            namespaces.forget(gone.name)
-            if case .controlPlane = context.routeGroup, let known = AdminErrorMiddleware.response(forKnown: gone) {
-                return AnsweringNamespace.marked(known, answeredIn: state)
-            }
-            let again: MockState
+        var world = state
+        var attempt = 0
+        while true {
+            attempt += 1
             do {
-                again = try await NamespaceChoice.other(
-                    context.namespaceRequest, group: context.routeGroup, in: namespaces)
-            } catch let error where !(error is any HTTPResponseError) {
-                return try Self.refusal(error, group: context.routeGroup)
+                return try await answer(request, context: context, in: world, next: next)
+            } catch let gone as NamespaceGone {
+                // Deleted before or while the request ran: forgotten here unless made anew (another
+                // replica or the idle sweep deleted it, or a delete here overtook the request). The
+                // control plane answers 404; a page or discovery request is answered again in the
+                // world chosen now.
+                do {
+                    try await namespaces.forgetIfGone(gone.name)
+                    if case .controlPlane = context.routeGroup { throw gone }
+                    if attempt == Self.attempts { throw gone }
+                    world = try await NamespaceChoice.other(
+                        context.namespaceRequest, group: context.routeGroup, in: namespaces)
+                } catch let error where !(error is any HTTPResponseError) {
+                    if let gone = error as? NamespaceGone, let known = AdminErrorMiddleware.response(forKnown: gone) {
+                        return AnsweringNamespace.marked(known, answeredIn: world)
+                    }
+                    return try Self.refusal(error, group: context.routeGroup)
+                }
             }
-            return try await answer(request, context: context, in: again, next: next)
         }
     }
+
+    /// How often a request not of Apple's is answered when its namespace keeps being deleted under
+    /// it (then 404, as on the control plane).
+    static let attempts = 3
 
     /// The answer of the rest of the chain in `state`'s world, its due events fired first.
     private func answer(

@@ -89,12 +89,25 @@ extension Namespaces {
         return existed
     }
 
-    /// Forgets here the namespace `name`, deleted by a step here, by another replica or by the idle
-    /// sweep (a request found its control record gone: `NamespaceGone`): its record, its world, the
-    /// keys that found it and its pending use. Choosing it again by name makes it anew.
+    /// Forgets here the namespace `name` (its record, its world, the keys that found it, its
+    /// pending use), deleted by a step here.
     func forget(_ name: String) {
         recordCache.didDelete(name)
         worlds.close(name)
         use.forget(name)
+    }
+
+    /// Forgets here the namespace `name` if the store holds no record of it: a request found its
+    /// control record gone (`NamespaceGone`: deleted by another replica, the idle sweep, or a
+    /// delete here that overtook it). Checked under `recordWrites`, so a namespace made anew
+    /// meanwhile (by a request that named it) is kept. Choosing it again by name makes it anew.
+    func forgetIfGone(_ name: String) async throws {
+        let locator = locator
+        try await recordWrites.withLock {
+            let stored = try await defaultState.base.transaction { raw in
+                try await ScopedTransaction(raw, scope: .default, directory: locator).get(Spaces.namespaces, name)
+            }
+            if stored == nil { forget(name) }
+        }
     }
 }

@@ -128,6 +128,38 @@ struct NamespaceDeletionTests {
         }
     }
 
+    @Test("a replica forgets a namespace only once the store holds no record of it (one made anew is kept)")
+    func forgetsOnlyWhatIsGone() async throws {
+        let replicas = try await Replicas()
+        try await replicas.a.namespaces.put("team", NamespaceOptions())
+        try await replicas.b.namespaces.refresh()
+        // B found a world of it gone, but A made the namespace anew meanwhile: B keeps it.
+        #expect(try await replicas.a.namespaces.delete("team"))
+        try await replicas.a.namespaces.put("team", NamespaceOptions())
+        try await replicas.b.namespaces.forgetIfGone("team")
+        #expect(replicas.b.namespaces.recordCache.cached("team") != nil)
+        // Gone for good: B forgets it.
+        #expect(try await replicas.a.namespaces.delete("team"))
+        try await replicas.b.namespaces.forgetIfGone("team")
+        #expect(replicas.b.namespaces.recordCache.cached("team") == nil)
+    }
+
+    @Test("a waiting read whose namespace is deleted while it waits answers 404, not an empty read at its deadline")
+    func waitingReadOfADeletedNamespace() async throws {
+        let replicas = try await Replicas()
+        let watch = replicas.a.state.store.watch
+        try await Self.application(replicas.a).test(.router) { client in
+            #expect(try await client.postJSON("/__admin/namespaces/waits", "{}", method: .put).status == .created)
+            async let read = client.execute(
+                uri: "/ns/waits/__admin/journal?waitSeconds=60&minCount=1&user=nobody", method: .get)
+            #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting(.journal) == 1 })
+            #expect(try await client.execute(uri: "/__admin/namespaces/waits", method: .delete).status == .ok)
+            let answer = try await read
+            #expect(answer.status == .notFound)
+            #expect((answer.json["message"] as? String)?.contains("\"waits\" was deleted") == true)
+        }
+    }
+
     @Test("sign-ins and code exchanges while a fixture deletes their namespace again and again: Apple's answers only")
     func deletesOvertakingCalls() async throws {
         let app = try await Fixture.application(clock: .fixed(at: Fixture.start))

@@ -48,6 +48,7 @@ struct JournalController: Sendable {
             accepting: query.filtersEntries ? Self.admitting(query) : { _ in true },
             key: query.watchKey,
             shortfall: { wait.target - $0.count },
+            checking: state,
             read: {
                 let entries =
                     query.everyNamespace
@@ -66,7 +67,7 @@ struct JournalController: Sendable {
         let asked = try VerificationRequest.read(try await AdminBody.json(request))
         let (outcome, _) = try await asked.wait.run(
             .journal, watch: state.store.watch, in: state.scope,
-            read: { asked.verification.check(try await state.journal(recorder: self.journal)) },
+            checking: state, read: { asked.verification.check(try await state.journal(recorder: self.journal)) },
             satisfied: \.verified)
         return Responses.adminJSON(outcome, status: outcome.verified ? .ok : .unprocessableContent)
     }

@@ -41,7 +41,7 @@ struct MailListing: Encodable, Sendable {
     static func read(_ query: MailListQuery, in state: MockState, smtp: Status) async throws -> MailListing {
         let (matching, reached) = try await query.wait.run(
             .mail, watch: state.store.watch, in: state.scope,
-            read: { try await state.mail.records().filter(query.matches) },
+            checking: state, read: { try await state.mail.records().filter(query.matches) },
             satisfied: { $0.count >= query.wait.target })
         let usage = try await state.mail.usage()
         let settings = try await state.current().world.settings

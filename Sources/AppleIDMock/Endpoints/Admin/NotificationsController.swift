@@ -57,6 +57,7 @@ struct NotificationsController: Sendable {
         let settling = wanted == "settled"
         let (records, reached) = try await wait.run(
             .outbox, watch: state.store.watch, in: state.scope,
+            checking: state,
             read: {
                 try await state.notifications().filter { record in
                     guard let wanted, !settling else { return true }

@@ -71,11 +71,12 @@ struct WaitingRead: Sendable {
     /// result and whether it was satisfied. The wait counts against `scope`'s share of the watch,
     /// and reads again only when `topic` changed in `scope` (in every namespace with
     /// `everyNamespace`) and, with `accepts`, once as many values it accepts were written as
-    /// `shortfall` says the last read lacked (one when it does not say).
+    /// `shortfall` says the last read lacked (one when it does not say). With `world`, its control
+    /// record is read before each read, so a namespace deleted meanwhile ends the wait (`NamespaceGone`).
     func run<T: Sendable>(
         _ topic: StoreWatch.Topic, watch: StoreWatch, in scope: NamespaceScope, everyNamespace: Bool = false,
         accepting accepts: (@Sendable (any Sendable) -> Bool)? = nil, key: String? = nil,
-        shortfall: ((T) -> Int)? = nil,
+        shortfall: ((T) -> Int)? = nil, checking world: MockState? = nil,
         read: () async throws -> T, satisfied: (T) -> Bool
     ) async throws -> (value: T, satisfied: Bool) {
         guard seconds > 0 else {
@@ -110,6 +111,9 @@ struct WaitingRead: Sendable {
         defer { watch.unsubscribe(subscription) }
         return try await withGracefulShutdownHandler {
             while true {
+                // A namespace deleted while its read waits answers as the control plane does for one
+                // gone (404), not with an empty read at the deadline.
+                if let world { _ = try await world.current() }
                 let value = try await read()
                 let done = satisfied(value)
                 if done || ContinuousClock.now >= deadline || watch.isClosed || Task.isCancelled {

@@ -116,8 +116,8 @@ rate() {
 
 # wrk's scripts for code exchange, as scripts/benchmark.sh writes them: each thread mints codes into
 # a file of its own before the timed window, then sends one exchange per code.
-# shellcheck source=scripts/wrk-exchange-scripts.sh
-. "$(dirname "${BASH_SOURCE[0]}")/wrk-exchange-scripts.sh"
+# shellcheck source=scripts/bench-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh"
 write_exchange_scripts "$WORK" "$CLIENT" "$REDIRECT"
 
 # Codes for one exchange run, minted at authorize's pace for a bit longer than the run.
@@ -126,18 +126,10 @@ mint_codes() {
   wrk -t2 -c32 -d"$((DURATION + 1))s" -s "$WORK/mint-codes.lua" "$1" >/dev/null
 }
 
-# Keeps the keys answer and a refresh answer of the running mock for the bare server, and the
-# bundled key (of folder $2) that signed the id_token; $1 is the refresh token.
+# The running mock's answers for the bare server (scripts/bench-common.sh): $1 is the refresh token,
+# $2 the folder whose bundled key signed it.
 save_answers() {
-  local header kid
-  curl -s "$BASE/auth/keys" >"$WORK/keys-answer.json"
-  curl -s "$BASE/auth/token" -d grant_type=refresh_token -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" \
-    -d refresh_token="$1" >"$WORK/token-answer.json"
-  header=$(sed -n 's/.*"id_token":"\([^.]*\)\..*/\1/p' "$WORK/token-answer.json" | tr '_-' '/+')
-  while ((${#header} % 4)); do header="$header="; done
-  kid=$(base64 -d <<<"$header" 2>/dev/null | sed -n 's/.*"kid":"\([^"]*\)".*/\1/p')
-  SIGNING_PEM=$2/keys/signing/$kid.pem
-  [ -n "$kid" ] && [ -f "$SIGNING_PEM" ] || { echo "no bundled key for kid '$kid': no bare server" >&2; exit 1; }
+  save_bare_answers "$1" "$2" || { echo "no bare server" >&2; exit 1; }
 }
 SIGNING_PEM=
 

@@ -103,9 +103,9 @@ trap cleanup EXIT
 
 # --- wrk scripts ------------------------------------------------------------------------------
 # Each wrk thread gets a number; per-thread files hold the codes minted before the timed window
-# (scripts/wrk-exchange-scripts.sh, shared with scripts/benchmark-ab.sh).
-# shellcheck source=scripts/wrk-exchange-scripts.sh
-. scripts/wrk-exchange-scripts.sh
+# (scripts/bench-common.sh, shared with scripts/benchmark-ab.sh).
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh
 write_exchange_scripts "$WORK" "$CLIENT" "$REDIRECT"
 # Authorize and exchange in turn, counting the exchanges that succeed: grants made under load.
 cat >"$WORK/grants.lua" <<LUA
@@ -223,18 +223,9 @@ prepare_refresh() {
   refresh_script "$WORK/refresh.lua" "$REFRESH"
 }
 
-# Keeps the mock's keys answer and one of its refresh answers for the bare server to send, and
-# finds the key that signed the id_token (the bundled keys are named by kid).
+# The mock's answers for the bare server (scripts/bench-common.sh); without a signing key, no bare server.
 save_answers() {
-  local header kid
-  curl -s "$BASE/auth/keys" >"$WORK/keys-answer.json"
-  curl -s "$BASE/auth/token" -d grant_type=refresh_token -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" \
-    -d refresh_token="$REFRESH" >"$WORK/token-answer.json"
-  header=$(sed -n 's/.*"id_token":"\([^.]*\)\..*/\1/p' "$WORK/token-answer.json" | tr '_-' '/+')
-  while ((${#header} % 4)); do header="$header="; done
-  kid=$(base64 -d <<<"$header" 2>/dev/null | sed -n 's/.*"kid":"\([^"]*\)".*/\1/p')
-  SIGNING_PEM=keys/signing/$kid.pem
-  [ -n "$kid" ] && [ -f "$SIGNING_PEM" ] || { echo "no bundled key for kid '$kid': no comparison with the bare server" >&2; BARE=; }
+  save_bare_answers "$REFRESH" . || { echo "no comparison with the bare server" >&2; BARE=; }
 }
 
 # Runs wrk; sets RATE (requests/s), P99 and BAD (non-2xx/3xx answers), prints one line.

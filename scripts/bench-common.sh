@@ -1,9 +1,9 @@
-# The wrk scripts that code exchange needs, written by scripts/benchmark.sh and
-# scripts/benchmark-ab.sh alike: `write_exchange_scripts DIR CLIENT REDIRECT` writes into DIR
+# What scripts/benchmark.sh and scripts/benchmark-ab.sh share. Sourced, not run.
+#
+# The wrk scripts that code exchange needs: `write_exchange_scripts DIR CLIENT REDIRECT` writes into DIR
 # threads.lua (each wrk thread gets a number; `total(name)` sums a counter over the threads),
 # mint-codes.lua (authorize's redirects: each thread's codes into DIR/codes-<thread>.txt) and
 # exchange.lua (one authorization_code grant per code, with BENCH_SECRET from the environment).
-# Sourced, not run.
 
 write_exchange_scripts() {
   local WORK=$1 CLIENT=$2 REDIRECT=$3
@@ -55,4 +55,20 @@ function request()
   return exchange(code)
 end
 LUA
+}
+
+# Keeps the running mock's keys answer and one of its refresh answers (for the refresh token $1) in
+# $WORK for the bare server to send, and sets SIGNING_PEM to the bundled key in the folder $2 that
+# signed the id_token (the bundled keys are named by kid); fails when there is none. Needs BASE,
+# CLIENT and BENCH_SECRET.
+save_bare_answers() {
+  local header kid
+  curl -s "$BASE/auth/keys" >"$WORK/keys-answer.json"
+  curl -s "$BASE/auth/token" -d grant_type=refresh_token -d client_id="$CLIENT" -d client_secret="$BENCH_SECRET" \
+    -d refresh_token="$1" >"$WORK/token-answer.json"
+  header=$(sed -n 's/.*"id_token":"\([^.]*\)\..*/\1/p' "$WORK/token-answer.json" | tr '_-' '/+')
+  while ((${#header} % 4)); do header="$header="; done
+  kid=$(base64 -d <<<"$header" 2>/dev/null | sed -n 's/.*"kid":"\([^"]*\)".*/\1/p')
+  SIGNING_PEM=$2/keys/signing/$kid.pem
+  [ -n "$kid" ] && [ -f "$SIGNING_PEM" ] || { echo "no bundled key for kid '$kid'" >&2; return 1; }
 }

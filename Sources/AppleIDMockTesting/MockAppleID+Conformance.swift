@@ -16,6 +16,9 @@ extension MockAppleID {
         public var state: String
         /// The namespace the run worked in (`conformance-<id>`).
         public var namespace: String
+        /// When the run started, and when it finished (ISO 8601, the server's wall clock).
+        public var startedAt: String
+        public var finishedAt: String?
         /// How many results each verdict has (`PASS`, `FAIL`, `WARNING`, …).
         public var summary: [String: Int]
         /// Every result, in the order judged.
@@ -55,6 +58,12 @@ extension MockAppleID {
         public var note: String
         /// Why the case matters, and the field incident behind it.
         public var why: String
+        /// What the mock sent the backend (none for a case not sent).
+        public var request: ConformanceRequest?
+        /// What came back (or why nothing did).
+        public var response: ConformanceResponse?
+        /// What the backend did at the mock during the case: code exchanges, key fetches, …
+        public var journal: [ConformanceJournalNote]
         /// A curl line that sends the same request again (none for a case not sent).
         public var curl: String?
 
@@ -62,6 +71,32 @@ extension MockAppleID {
         public var line: String {
             "\(verdict) \(path) \(id)" + (variant.map { " [\($0)]" } ?? "") + ": \(note)"
         }
+    }
+
+    /// A request a conformance run sent to the backend.
+    public struct ConformanceRequest: Sendable, Decodable {
+        public var method: String
+        public var url: String
+        public var headers: [String: String]
+        public var body: String
+    }
+
+    /// The backend's answer to a case: its status and the start of its body, or the error that
+    /// stood in for an answer (a refused connection, a timeout).
+    public struct ConformanceResponse: Sendable, Decodable {
+        public var status: Int?
+        public var body: String?
+        public var error: String?
+    }
+
+    /// A call the backend made to the mock while a case ran, from the run's journal.
+    public struct ConformanceJournalNote: Sendable, Decodable {
+        /// The mock's endpoint called (`/auth/token`, `/auth/keys`, …).
+        public var endpoint: String
+        /// The status the mock answered.
+        public var status: Int?
+        /// The journal's outcome word (`ok`, `invalid_grant`, …).
+        public var outcome: String
     }
 
     /// A conformance run found cases a CI job fails on (`FAIL`, `INCONCLUSIVE`), or stopped with

@@ -35,13 +35,19 @@ struct ConformanceKitTests {
     }
 
     /// A receiver on a free port: `verifying` checks each notification against the mock's JWKS
-    /// (fetched from `jwks`, set once the mock runs); otherwise it answers 200 to anything.
+    /// (fetched from `jwks`, set once the mock runs); otherwise it answers 200 to anything. With
+    /// `lockingOutAfter`, every post after that many is answered 403, as a backend that locks a
+    /// client out after a burst of refusals.
     static func withReceiver(
-        verifying: Bool, _ body: @Sendable (_ url: String, _ jwks: PublishedKeys) async throws -> Void
+        verifying: Bool, lockingOutAfter limit: Int? = nil,
+        _ body: @Sendable (_ url: String, _ jwks: PublishedKeys) async throws -> Void
     ) async throws {
         let jwks = PublishedKeys()
+        let posts = Atomic<Int>(0)
         let router = Router()
         router.post("/apple/notifications") { request, context -> HTTPResponse.Status in
+            let count = posts.add(1, ordering: .relaxed).newValue
+            if let limit, count > limit { return .forbidden }
             guard verifying else { return .ok }
             let post = try await request.decode(as: Post.self, context: context)
             guard let url = jwks.url else { return .serviceUnavailable }
@@ -83,6 +89,50 @@ struct ConformanceKitTests {
                 #expect(sent.allSatisfy { $0.verdict == "PASS" }, "\(sent.map(\.line))")
                 #expect(report.summary["PASS"] == sent.count)
                 #expect(sent.allSatisfy { $0.curl?.contains(url) == true })
+                // Each result carries what was sent and what came back.
+                #expect(sent.allSatisfy { $0.request?.url == url && $0.request?.method == "POST" })
+                #expect(sent.allSatisfy { $0.request?.body.contains(#""payload""#) == true })
+                #expect(
+                    sent.allSatisfy { [200, 401].contains($0.response?.status) }, "\(sent.map(\.response?.status))")
+                #expect(report.finishedAt != nil && !report.startedAt.isEmpty)
+            }
+        }
+    }
+
+    @Test(
+        "a receiver that locks the client out: its refusals after the last good check are INCONCLUSIVE, the rest not sent"
+    )
+    func lockedOut() async throws {
+        try await Self.withReceiver(verifying: true, lockingOutAfter: 4) { url, jwks in
+            try await MockAppleID.run(.live) { mock in
+                jwks.url = try #require(mock.baseURL) + "/auth/keys"
+                let report = try await mock.conformance(Self.config(url), timeout: .seconds(120))
+                let sent = report.cases.filter { $0.verdict != "SKIPPED" }
+                #expect(sent.first { $0.id == "ok-baseline" }?.verdict == "PASS")
+                let others = sent.filter { $0.id != "ok-baseline" }
+                #expect(!others.isEmpty)
+                // Refused, but the valid notification was refused right after: not a PASS.
+                #expect(others.allSatisfy { $0.verdict == "INCONCLUSIVE" }, "\(others.map(\.line))")
+                #expect(others.contains { $0.note.contains("locked out?") && $0.response?.status != nil })
+                #expect(others.contains { $0.note.hasPrefix("not sent") && $0.request == nil })
+                #expect(throws: MockAppleID.ConformanceFailed.self) { try report.requireConformant() }
+            }
+        }
+    }
+
+    @Test("a run's namespace is gone once the run reads finished, and kept with keep: true")
+    func namespaceRemovedUnlessKept() async throws {
+        try await Self.withReceiver(verifying: false) { url, _ in
+            try await MockAppleID.run(.live) { mock in
+                let removed = try await mock.conformance(Self.config(url), timeout: .seconds(120))
+                let afterRemoved = try await mock.send(.get, "/__admin/namespaces").body
+                #expect(removed.namespace.hasPrefix("conformance-"))
+                #expect(!afterRemoved.contains(#""\#(removed.namespace)""#), "\(afterRemoved)")
+                let kept = try await mock.conformance(
+                    #"{"clientId": "com.example.app", "keep": true, "notifications": {"url": "\#(url)"}}"#,
+                    timeout: .seconds(120))
+                let afterKept = try await mock.send(.get, "/__admin/namespaces").body
+                #expect(afterKept.contains(#""\#(kept.namespace)""#), "\(afterKept)")
             }
         }
     }

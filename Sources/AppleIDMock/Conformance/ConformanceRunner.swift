@@ -34,18 +34,20 @@ struct ConformanceRunner: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    /// Runs `run` to its end, then removes its namespace unless the config keeps it.
+    /// Runs `run` to its end, removes its namespace unless the config keeps it, then marks it
+    /// finished (so a reader that sees `finished` no longer finds the namespace).
     func drive(_ run: ConformanceRun) async {
+        var stopped: String?
         do {
             let state = try await namespaces.state(for: run.namespace)
             var session = try await ConformanceSession(run: run, state: state, runner: self)
             try await session.drive()
-            run.finish()
         } catch {
             logger.notice("conformance run stopped", metadata: ["idp.run": .string(run.id), "idp.reason": "\(error)"])
-            run.finish(error: "\(error)")
+            stopped = "\(error)"
         }
         if !run.config.keep { _ = try? await namespaces.delete(run.namespace) }
+        run.finish(error: stopped)
     }
 
     /// Sends one request to the backend as `endpoint` says, with `values` in its template.

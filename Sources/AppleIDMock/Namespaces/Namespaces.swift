@@ -28,7 +28,7 @@ final class Namespaces: Sendable {
     let everyNamespace: EveryNamespace
     /// What the other namespaces publish in the unprefixed `/auth/keys`, kept while no control
     /// record changed.
-    let otherKeys = OtherNamespacesKeysCache()
+    let otherKeys: OtherNamespacesKeysCache
     /// The wall clock the records are kept by.
     let clock: WallClock
     /// Held while this process writes namespace records: steps that read every record (the limit)
@@ -45,6 +45,7 @@ final class Namespaces: Sendable {
         recordCache = NamespaceRecordCache(store: defaultState.store, locator: defaultState.directory, clock: clock)
         use = NamespaceUse(clock: clock)
         everyNamespace = EveryNamespace(base: defaultState.base, locator: defaultState.directory)
+        otherKeys = OtherNamespacesKeysCache(store: defaultState.base)
     }
 
     /// The keys that find a namespace.

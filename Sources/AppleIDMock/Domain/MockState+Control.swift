@@ -66,8 +66,9 @@ extension MockState {
             }
             try await transaction.put(Spaces.uploadedScenarios, name, UploadedScenario(json: json))
             if activate {
-                try await transaction.clear(Spaces.session)
-                control = control.switched(to: name)
+                // Stored above, so the switch's check that the scenario exists passes.
+                try await Self.switchScenario(
+                    to: name, control: &control, catalog: self.catalog, in: transaction, at: "$.name")
             }
         }
     }

@@ -78,3 +78,51 @@ enum MailboxOutcomeLabel: String, MetricLabel {
         }
     }
 }
+
+/// The `endpoint` of an Apple call: one of Apple's endpoints as fault rules name them (not
+/// `notifications`, which the mock posts rather than answers), or `other` for a path none has.
+enum EndpointLabel: MetricLabel {
+    case apple(FaultRule.Endpoint)
+    case other
+
+    static let allCases: [EndpointLabel] =
+        FaultRule.Endpoint.allCases.filter { $0 != .notifications }.map(EndpointLabel.apple) + [.other]
+
+    var rawValue: String {
+        switch self {
+        case .apple(let endpoint): endpoint.rawValue
+        case .other: "other"
+        }
+    }
+
+    init?(rawValue: String) {
+        guard let label = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = label
+    }
+
+    /// The label of a call to the endpoint the journal names `endpoint`.
+    init(_ endpoint: String) {
+        self = Self(rawValue: endpoint) ?? .other
+    }
+}
+
+/// The `kind` of a code or token an answer hands out, as the journal names it.
+enum IssuedKindLabel: String, MetricLabel {
+    case code
+    case accessToken = "access_token"
+    case refreshToken = "refresh_token"
+
+    static let allCases: [IssuedKindLabel] = [.code, .accessToken, .refreshToken]
+}
+
+/// The `outcome` of a notification attempt: `delivered` (the receiver answered 2xx) or `failed`.
+enum AttemptOutcomeLabel: String, MetricLabel {
+    case delivered, failed
+
+    static let allCases: [AttemptOutcomeLabel] = [.delivered, .failed]
+
+    /// The label of an attempt that was (or was not) delivered.
+    init(delivered: Bool) {
+        self = delivered ? .delivered : .failed
+    }
+}

@@ -22,10 +22,6 @@ final class MockMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
 
-    /// The endpoints an Apple call is counted under (`other`: a path no endpoint has).
-    static let endpoints = FaultRule.Endpoint.allCases.filter { $0 != .notifications }.map(\.rawValue) + ["other"]
-    /// What an answer hands out, as the journal names it.
-    static let issuedKinds = ["code", "access_token", "refresh_token"]
     /// The store spaces counted as live grants: the registered spaces of codes and tokens the mock
     /// issued (not the markers of spent ones).
     static let grantSpaces = Spaces.registered.filter { $0.keys == .issuedValues && !$0.holdsMarkers }.map(\.name)
@@ -68,7 +64,7 @@ final class MockMetrics: Sendable {
         self.factory = factory
         var calls: [CoreMetrics.Counter] = []
         var latency: [CoreMetrics.Timer] = []
-        for endpoint in Self.endpoints {
+        for endpoint in EndpointLabel.allCases.map(\.rawValue) {
             for grantType in GrantTypeLabel.allCases.map(\.rawValue) {
                 latency.append(
                     CoreMetrics.Timer(
@@ -85,12 +81,14 @@ final class MockMetrics: Sendable {
         }
         self.calls = calls
         self.callLatency = latency
-        issued = Self.issuedKinds.map {
-            CoreMetrics.Counter(label: "appleidmock_issued_total", dimensions: [("kind", $0)], factory: factory)
-        }
-        attempts = ["delivered", "failed"].map {
+        issued = IssuedKindLabel.allCases.map {
             CoreMetrics.Counter(
-                label: "appleidmock_notification_attempts_total", dimensions: [("outcome", $0)], factory: factory)
+                label: "appleidmock_issued_total", dimensions: [("kind", $0.rawValue)], factory: factory)
+        }
+        attempts = AttemptOutcomeLabel.allCases.map {
+            CoreMetrics.Counter(
+                label: "appleidmock_notification_attempts_total", dimensions: [("outcome", $0.rawValue)],
+                factory: factory)
         }
         storeStep = Step.allCases.map {
             CoreMetrics.Timer(
@@ -116,28 +114,22 @@ final class MockMetrics: Sendable {
     func appleCall(
         endpoint: String, grantType: String?, outcome: JournalOutcome, duration: Duration, issued: [String: String]
     ) {
-        let endpointIndex = Self.index(of: endpoint, in: Self.endpoints)
-        let pair = endpointIndex * GrantTypeLabel.allCases.count + GrantTypeLabel(grantType).position
+        let pair = EndpointLabel(endpoint).position * GrantTypeLabel.allCases.count + GrantTypeLabel(grantType).position
         calls[pair * CallOutcomeLabel.allCases.count + CallOutcomeLabel(outcome).position].increment()
         callLatency[pair].record(duration: duration)
         for kind in issued.keys {
-            if let index = Self.issuedKinds.firstIndex(of: kind) { self.issued[index].increment() }
+            if let label = IssuedKindLabel(rawValue: kind) { self.issued[label.position].increment() }
         }
     }
 
     /// A notification attempt ended (delivered: the receiver answered 2xx).
     func notificationAttempt(delivered: Bool) {
-        attempts[delivered ? 0 : 1].increment()
+        attempts[AttemptOutcomeLabel(delivered: delivered).position].increment()
     }
 
     /// How long a store step took.
     func storeStep(_ step: Step, _ duration: Duration) {
         storeStep[step.rawValue].record(duration: duration)
-    }
-
-    /// The position of `value` in `table`, or of its last entry (`other`).
-    private static func index(of value: String, in table: [String]) -> Int {
-        table.firstIndex(of: value) ?? table.count - 1
     }
 
     // MARK: Scraping

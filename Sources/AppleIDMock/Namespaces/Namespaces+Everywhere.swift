@@ -7,7 +7,7 @@ extension Namespaces {
     /// The namespaces that never changed their keys publish the same shared `kid`s; a key a
     /// namespace unpublished is under a `kid` of its own, which stays out.
     func publishedEverywhere(home: ActiveScenario) async throws -> ResolvedKeys {
-        let others = try await otherKeys.keys(generation: defaultState.base.controlGeneration) {
+        let others = try await otherKeys.keys {
             try await self.readOtherKeys()
         }
         var keys = home.keys.entries.filter { $0.entry.isPublished(at: home.now) }

@@ -12,8 +12,9 @@ import Synchronization
 /// the others are made with `PUT /__admin/namespaces/{name}` or on first use, at most `limit`.
 /// Its jobs are each another type's: the opened worlds (`NamespaceWorlds`), the records
 /// (`NamespaceRecordCache`), the keys that find a namespace (`NamespaceLocator`), the rules
-/// (`NamespaceRules`), use and idleness (`NamespaceUse`), and reads across namespaces
-/// (`EveryNamespace`).
+/// (`NamespaceRules`) and the steps that write them (`NamespaceSteps`), use and idleness
+/// (`NamespaceUse`), and reads across namespaces (`EveryNamespace`); this type finds a world and
+/// keeps them in step.
 final class Namespaces: Sendable {
     /// The most namespaces besides the default.
     static let limit = NamespaceRules.limit
@@ -26,9 +27,11 @@ final class Namespaces: Sendable {
     let recordCache: NamespaceRecordCache
     let use: NamespaceUse
     let everyNamespace: EveryNamespace
+    /// The steps that make, change and delete a namespace.
+    let steps: NamespaceSteps
     /// What the other namespaces publish in the unprefixed `/auth/keys`, kept while no control
     /// record changed.
-    let otherKeys = OtherNamespacesKeysCache()
+    let otherKeys: OtherNamespacesKeysCache
     /// The wall clock the records are kept by.
     let clock: WallClock
     /// Held while this process writes namespace records: steps that read every record (the limit)
@@ -45,6 +48,10 @@ final class Namespaces: Sendable {
         recordCache = NamespaceRecordCache(store: defaultState.store, locator: defaultState.directory, clock: clock)
         use = NamespaceUse(clock: clock)
         everyNamespace = EveryNamespace(base: defaultState.base, locator: defaultState.directory)
+        otherKeys = OtherNamespacesKeysCache(store: defaultState.base)
+        steps = NamespaceSteps(
+            base: defaultState.base, locator: defaultState.directory, catalog: defaultState.catalog,
+            initialScenario: defaultState.initialScenario)
     }
 
     /// The keys that find a namespace.

@@ -7,8 +7,9 @@
 /// Where the mock's mutable state lives: in memory, in one SQLite file, or in PostgreSQL shared by
 /// replicas. What every store does: it keeps entries and runs atomic steps on them, and answers the
 /// few reads and housekeeping calls made outside a step (the control record, due work, expiry,
-/// counts); the rules live in `Domain/`. What only a store shared with other processes does is
-/// `SharedStore`.
+/// counts, its description), with the `watch` that wakes reads waiting for its spaces to change;
+/// the rules live in `Domain/`. What only a store shared with other processes does is
+/// `SharedStore`; what only a store this process writes alone does is `SoleWriterStore`.
 protocol StateStore: Sendable {
     /// Runs `body` as one atomic step and returns its result (see `StateTransaction`).
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any StateTransaction) async throws -> Result)
@@ -42,11 +43,6 @@ protocol StateStore: Sendable {
     /// How many entries each of the stored spaces `spaces` holds (for `/metrics` and the namespace
     /// views), counted without reading them.
     func entryCounts(_ spaces: [String]) async throws -> [String: Int]
-
-    /// A number that moves on whenever any namespace's control record is written or removed, read
-    /// without a step, so what is derived from every control record can be kept until it moves;
-    /// `nil` for a store other processes write too, whose changes this process sees only by reading.
-    var controlGeneration: Int64? { get }
 }
 
 extension StateStore {
@@ -60,10 +56,6 @@ extension StateStore {
             if count < batch { return swept }
         }
     }
-
-    /// None: the changes of other processes are seen only by reading (a store this process writes
-    /// alone says otherwise).
-    var controlGeneration: Int64? { nil }
 
     /// The default namespace's control record and its revision (see `control(in:ifChangedFrom:)`).
     func control(ifChangedFrom known: Int64?) async throws -> (revision: Int64, value: ControlState?) {

@@ -30,40 +30,33 @@ struct NotificationsController: Sendable {
         }
     }
 
-    /// The states a listing may be filtered by: a record's status, `retrying` (pending after a failed
-    /// attempt), or `settled` (the whole outbox: nothing pending, retrying or being delivered).
-    static let states = ["pending", "retrying", "delivering", "delivered", "failed", "no_url", "settled"]
-
     private func list(_ state: MockState, _ request: Request) async throws -> Response {
         var reader = JSONReader()
         var wait = WaitingRead()
-        var wanted: String?
+        var wanted: NotificationListState?
         for (key, rawValue) in request.uri.queryParameters {
             let value = String(rawValue)
             if key == "state" {
-                if Self.states.contains(value) {
-                    wanted = value
+                if let state = NotificationListState(value) {
+                    wanted = state
                 } else {
-                    reader.report(.query("state"), "\"\(value)\" is not one of: \(Self.states.joined(separator: ", "))")
+                    let names = NotificationListState.all.map(\.name).joined(separator: ", ")
+                    reader.report(.query("state"), "\"\(value)\" is not one of: \(names)")
                 }
             } else if !wait.read(key, value, into: &reader) {
                 reader.report(.query(String(key)), "unknown filter; filters: state, waitSeconds, minCount")
             }
         }
-        if wanted == "settled", wait.minCount != nil {
+        if wanted == .settled, wait.minCount != nil {
             reader.report(.query("minCount"), "not with state=settled, which waits until nothing is pending")
         }
         try reader.refuseQueryIfInvalid()
-        let settling = wanted == "settled"
+        let settling = wanted == .settled
         let (records, reached) = try await wait.run(
             .outbox, watch: state.store.watch, in: state.scope,
             checking: state,
             read: {
-                try await state.notifications().filter { record in
-                    guard let wanted, !settling else { return true }
-                    return wanted == "retrying"
-                        ? record.status == .pending && !record.attempts.isEmpty : record.status.rawValue == wanted
-                }
+                try await state.notifications().filter { wanted?.admits($0) ?? true }
             },
             satisfied: { settling ? $0.allSatisfy(\.isSettled) : $0.count >= wait.target })
         /// The answer: `reached` when the call waited or gave `minCount`; `settled` for `state=settled`.

@@ -30,7 +30,7 @@ extension StoreJournal {
 /// The state in this process's memory: the default store, and the working copy of the SQLite store,
 /// whose journal makes every step durable before it counts. Steps run one at a time; with a journal,
 /// steps that arrive while a write is under way are written together (`CommitLog`).
-final class MemoryStore: StateStore {
+final class MemoryStore: SoleWriterStore {
     let tables = Mutex(MemoryTables())
     /// `MemoryTables.controlRevision` as of the last change, stored under the tables' lock and read
     /// without it: every request asks whether the control record changed, and on a busy store the
@@ -236,7 +236,7 @@ final class MemoryStore: StateStore {
     }
 
     /// `MemoryTables.controlRevision` as last published: this process is the store's only writer.
-    var controlGeneration: Int64? { publishedRevision.load(ordering: .acquiring) }
+    var controlGeneration: Int64 { publishedRevision.load(ordering: .acquiring) }
 
     func entryCounts(_ spaces: [String]) async throws -> [String: Int] {
         tables.withLock { tables in

@@ -26,6 +26,8 @@
 #     signature per token request and nothing else), and the mock's figures as shares of it: what
 #     the mock costs on top of the stack it is built on, measured in the same run (right after the
 #     mock's memory-store runs);
+#   - a full backend conformance run against the example backend: every case, its time and the
+#     mock's CPU (issue 46);
 #   - the start-up and idle RSS of the container image's executable (BENCH_IMAGE, default
 #     apple-id-mock:local when podman has it), copied out and run here, against the bare server's.
 # wrk -t2 -c32 runs on the same cores as the server, so every rate includes the load generator's share.
@@ -41,6 +43,8 @@
 #   BENCH_ONLY=stores: only the stores' figures.
 #   BENCH_ONLY=waiters: only the waiting reads' figures (the refresh grant with none and with 1,000
 #   held open across four namespaces, on a fresh server per row).
+#   BENCH_ONLY=conformance: only the time of a full backend conformance run against the example
+#   backend (needs python3 with examples/backend-conformance/requirements.txt).
 #   BENCH_STORE_ROUNDS=n: rounds of the stores' figures, alternated (default 5; about 80 s each).
 # To compare two builds (before and after a change) in one run, alternating them, see
 # scripts/benchmark-ab.sh.
@@ -67,7 +71,9 @@ for tool in wrk openssl curl; do
 done
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in "" | namespaces | stores | waiters) ;; *) echo "BENCH_ONLY: 'namespaces', 'stores' or 'waiters'" >&2; exit 1 ;; esac
+case "$ONLY" in "" | namespaces | stores | waiters | conformance) ;;
+  *) echo "BENCH_ONLY: 'namespaces', 'stores', 'waiters' or 'conformance'" >&2; exit 1 ;;
+esac
 BARE=
 if [ -n "${BENCH_BIN:-}" ]; then
   BIN=$BENCH_BIN
@@ -740,6 +746,52 @@ waiter_figures() {
   echo "    share of the rate with none: $WAITERS_EVERY_SHARE; by CPU per request: $(pct "$none_us" "$CPU_US")"
 }
 
+# --- a backend conformance run (issue 46) --------------------------------------------------------
+# Every case of a full run (the native, exchange, web and notifications paths) against the example
+# backend (examples/backend-conformance), with the config of docs/backend-conformance.md, timed from
+# the run's start to its report; the mock's CPU beside it. The backend's own JWKS_MIN_INTERVAL is
+# 0.2 s here (its default, 5 s, makes it wait before each refetch for an unknown kid: about 75 s of a
+# run that is the backend's, not the mock's).
+conformance_figure() {
+  echo
+  echo "== a backend conformance run against the example backend"
+  CONFORMANCE_FIGURE="not measured (python3 with the example's requirements is needed)"
+  if ! python3 -c 'import jwt, cryptography, requests' 2>/dev/null; then
+    echo "  $CONFORMANCE_FIGURE: python3 -m pip install -r examples/backend-conformance/requirements.txt"
+    return
+  fi
+  local backend_port=$((PORT + 1)) backend_pid started finished cpu_before cpu_after cases
+  start_server memory
+  MOCK_URL=$BASE PORT=$backend_port REDIRECT_URI="http://127.0.0.1:$backend_port/auth/apple/callback" \
+    JWKS_MIN_INTERVAL=0.2 python3 examples/backend-conformance/backend.py >"$WORK/backend.log" 2>&1 &
+  backend_pid=$!
+  until curl -s -o /dev/null "http://127.0.0.1:$backend_port/"; do
+    kill -0 "$backend_pid" 2>/dev/null || { cat "$WORK/backend.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  sed -n "/^cat > conformance.json <<'EOF'$/,/^EOF$/p" docs/backend-conformance.md | sed '1d;$d' |
+    sed "s/127\.0\.0\.1:3000/127.0.0.1:$backend_port/g" >"$WORK/conformance.json"
+  cpu_before=$(cpu_seconds "$PID")
+  started=$EPOCHREALTIME
+  "$BIN" conformance --server "$BASE" --config "$WORK/conformance.json" --report "$WORK/conformance-report.json" \
+    >"$WORK/conformance.txt" 2>&1 || true
+  finished=$EPOCHREALTIME
+  cpu_after=$(cpu_seconds "$PID")
+  kill "$backend_pid" 2>/dev/null || true
+  wait "$backend_pid" 2>/dev/null || true
+  stop_server
+  cases=$(tail -1 "$WORK/conformance.txt")
+  CONFORMANCE_FIGURE=$(awk -v a="$started" -v b="$finished" -v c="$cpu_before" -v d="$cpu_after" -v s="$cases" \
+    'BEGIN { printf "%s in %.1f s (the mock'"'"'s CPU %.2f s)", s, b - a, d - c }')
+  echo "  $CONFORMANCE_FIGURE; target: within 15 s"
+}
+
+if [ "$ONLY" = conformance ]; then
+  echo "apple-id-mock benchmark, a backend conformance run only: $BIN"
+  conformance_figure
+  exit 0
+fi
+
 if [ "$ONLY" = waiters ]; then
   echo "apple-id-mock benchmark, waiting reads only: $BIN, wrk -t2 -c32 -d${DURATION}s on 127.0.0.1 (same cores)"
   waiter_figures
@@ -882,6 +934,9 @@ elif [ -n "${BENCH_IMAGE:-}" ]; then
   echo "BENCH_IMAGE=$IMAGE: not in podman's storage (or no bare server): no figures for the image's executable" >&2
 fi
 
+# --- a backend conformance run ------------------------------------------------------------------
+conformance_figure
+
 # --- namespaces -------------------------------------------------------------------------------
 # After the bare server, whose token run reuses the mock's refresh.lua.
 namespace_figures
@@ -933,4 +988,5 @@ echo "== namespaces: refresh in a namespace $NS_SHARE of default's (by CPU per r
 echo "== lookups with 1 namespace / 1,001: $LOOKUP_RCPT; $LOOKUP_MIGRATION"
 echo "== the unprefixed JWKS: $JWKS_FIGURE"
 echo "== sign-ins in a namespace deleted every 10 ms: $DELETION_FIGURE"
+echo "== a backend conformance run against the example backend: $CONFORMANCE_FIGURE"
 echo "== waiting reads: the refresh grant with 1,000 held open $WAITERS_SHARE of its rate with none (by CPU per request $WAITERS_CPU_SHARE); 250 reads of every entry: $WAITERS_EVERY_SHARE"

@@ -132,9 +132,9 @@ extension MockAppleID {
         let path = AdminPath.absolute(AdminPath.conformanceRuns) + "/" + started.id
         let deadline = ContinuousClock.now + timeout
         while true {
-            // A waiting read answers when the run finishes, or after at most 60 s.
-            let seconds = max(1, min(60, (deadline - ContinuousClock.now).components.seconds))
-            let report = try await call(.get, path + "?waitSeconds=\(seconds)", as: ConformanceReport.self)
+            // A waiting read answers when the run finishes, or after at most `longestWait`.
+            let seconds = Self.waitSeconds(until: deadline) ?? "0"
+            let report = try await call(.get, path + "?waitSeconds=" + seconds, as: ConformanceReport.self)
             if report.state == "finished" { return report }
             if ContinuousClock.now >= deadline {
                 throw MockAppleIDError.timedOut("conformance run \(started.id) to finish within \(timeout)")

@@ -95,23 +95,35 @@ extension MockAppleID {
     /// The states of a notification that no more attempts will change.
     static let finalStatuses: Set<String> = ["delivered", "failed", "no_url"]
 
+    /// Every state a notification is in.
+    static let statuses: Set<String> = finalStatuses.union(["pending", "delivering"])
+
     /// Waits until a notification matching every given filter reaches `status` (by default
     /// `delivered`: the receiver answered 2xx), and returns it. Without `id`, the newest match
     /// counts, which may be one from earlier: `waitForDelivery(of:)` waits for a trigger's own.
     /// Throws `MockAppleIDError.timedOut` after `timeout` (wall clock), or as soon as every match
-    /// has ended in another final state (`failed`, `no_url`), naming what it saw.
+    /// has ended in another final state (`failed`, `no_url`), naming what it saw. Between reads it
+    /// sleeps on the mock until one more notification reaches `status`; while the one with `id` may
+    /// still end in another final state, for at most a second at a time.
     public func waitForNotification(
         id: String? = nil, type: LifecycleEvent? = nil, sub: String? = nil, status: String = "delivered",
         timeout: Duration = .seconds(10)
     ) async throws -> ServerNotification {
+        guard Self.statuses.contains(status) else {
+            throw MockAppleIDError.invalidArgument(
+                "status \"\(status)\" is none of \(Self.statuses.sorted().joined(separator: ", "))")
+        }
         let deadline = ContinuousClock.now + timeout
         var seen: [ServerNotification] = []
         func summary() -> String {
             let last = seen.map { "\($0.type) \($0.id): \($0.status), \($0.attempts.count) attempt(s)" }
             return "a notification \(status) (matching: \(last.isEmpty ? "none" : last.joined(separator: "; ")))"
         }
-        while ContinuousClock.now < deadline {
-            seen = try await notifications().filter {
+        // A failure is no change of the count waited for: seen within a second, not at the deadline.
+        let longest = id != nil && Self.finalStatuses.contains(status) ? .seconds(1) : Self.longestWait
+        while true {
+            let outbox = try await notifications()
+            seen = outbox.filter {
                 (id == nil || $0.id == id) && (type == nil || $0.type == type?.rawValue)
                     && (sub == nil || $0.sub == sub)
             }
@@ -119,7 +131,13 @@ extension MockAppleID {
             if id != nil, let ended = seen.first, Self.finalStatuses.contains(ended.status) {
                 throw MockAppleIDError.timedOut(summary() + ": it ended \(ended.status)")
             }
-            try await Task.sleep(for: .milliseconds(20))
+            guard let seconds = Self.waitSeconds(until: deadline, atMost: longest) else { break }
+            // Until one more notification than now is in `status`: the awaited one, or another.
+            let query = [
+                ("state", status), ("minCount", String(outbox.count { $0.status == status } + 1)),
+                ("waitSeconds", seconds),
+            ]
+            try await succeeding(.get, AdminPath.absolute(AdminPath.notifications) + "?" + FormParameters.encode(query))
         }
         throw MockAppleIDError.timedOut(summary())
     }

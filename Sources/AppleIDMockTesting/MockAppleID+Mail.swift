@@ -49,30 +49,48 @@ extension MockAppleID {
 
     /// The mailbox, newest first, filtered by user (key, relay or real address), team and outcome.
     public func mail(user: String? = nil, team: String? = nil, outcome: String? = nil) async throws -> [Mail] {
-        struct Listing: Decodable { var entries: [Mail] }
-        var query: [(String, String)] = []
-        if let user { query.append(("user", user)) }
-        if let team { query.append(("team", team)) }
-        if let outcome { query.append(("outcome", outcome)) }
-        let path = AdminPath.absolute(AdminPath.mail) + (query.isEmpty ? "" : "?" + FormParameters.encode(query))
-        return try await call(.get, path, as: Listing.self).entries
+        try await call(.get, Self.mailPath(user: user, team: team, outcome: outcome), as: MailPage.self).entries
     }
 
-    /// Waits until the mailbox holds `count` entries matching the filters (polled, wall clock) and
-    /// returns them, newest first; throws `MockAppleIDError.timedOut` after `timeout`.
+    /// Waits until the mailbox holds `count` entries matching the filters and returns them, newest
+    /// first; throws `MockAppleIDError.timedOut` after `timeout` (wall clock). The wait sleeps on the
+    /// mock (`minCount`, `waitSeconds`), which answers as soon as the entries are there.
     public func waitForMail(
         user: String? = nil, team: String? = nil, outcome: String? = "relayed", count: Int = 1,
         timeout: Duration = .seconds(10)
     ) async throws -> [Mail] {
+        guard count > 0 else { return try await mail(user: user, team: team, outcome: outcome) }
         let deadline = ContinuousClock.now + timeout
-        var seen: [Mail] = []
-        while ContinuousClock.now < deadline {
-            seen = try await mail(user: user, team: team, outcome: outcome)
-            if seen.count >= count { return seen }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        var page = MailPage(entries: [])
+        repeat {
+            let waiting = [("minCount", String(count)), ("waitSeconds", Self.waitSeconds(until: deadline) ?? "0")]
+            page = try await call(
+                .get, Self.mailPath(user: user, team: team, outcome: outcome, waiting), as: MailPage.self)
+            if page.reached == true { return page.entries }
+        } while ContinuousClock.now < deadline
         throw MockAppleIDError.timedOut(
-            "\(count) mail(s) with outcome \(outcome ?? "any") for \(user ?? "any user") (found \(seen.count))")
+            "\(count) mail(s) with outcome \(outcome ?? "any") for \(user ?? "any user") (found \(page.matched ?? page.entries.count))"
+        )
+    }
+
+    /// An answer of `GET /__admin/mail`: the entries, and with `minCount` how many matched and whether
+    /// that was enough.
+    private struct MailPage: Decodable {
+        var entries: [Mail]
+        var matched: Int?
+        var reached: Bool?
+    }
+
+    /// `GET /__admin/mail` with the filters given, and `extra` parameters.
+    private static func mailPath(
+        user: String?, team: String?, outcome: String?, _ extra: [(String, String)] = []
+    ) -> String {
+        var query: [(String, String)] = []
+        if let user { query.append(("user", user)) }
+        if let team { query.append(("team", team)) }
+        if let outcome { query.append(("outcome", outcome)) }
+        query += extra
+        return AdminPath.absolute(AdminPath.mail) + (query.isEmpty ? "" : "?" + FormParameters.encode(query))
     }
 
     /// The message of a mailbox entry as the relay delivered it to the user.

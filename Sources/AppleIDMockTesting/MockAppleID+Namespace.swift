@@ -67,7 +67,7 @@ extension MockAppleID {
 
     /// `/ns/<name>`: where a namespace's URLs live.
     static func pathPrefix(of namespace: String) -> String {
-        "/ns/" + Self.pathSegment(namespace)
+        "/" + NamespaceName.pathComponent + "/" + Self.pathSegment(namespace)
     }
 
     /// `/__admin/namespaces/<name>`.

@@ -6,7 +6,7 @@ import Testing
 @testable import AppleIDMock
 
 /// The control plane: scenario view and switching, settings, clock, consents, reset.
-@Suite("Control plane")
+@Suite("Control plane: scenarios, settings, the clock, reset")
 struct AdminRouterTests {
     @Test("the scenario view shows each user's derived sub and relay address per team")
     func scenarioView() async throws {

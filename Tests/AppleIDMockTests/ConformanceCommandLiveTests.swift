@@ -200,8 +200,7 @@ private final class ExampleBackend: Sendable {
     /// Ends the process and waits until it is gone.
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        _ = Waiting.blocking(deadline: .now + .seconds(5)) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }

@@ -61,7 +61,10 @@ struct ControlPlaneReplicaLiveTests {
         let url = try await TestPostgres.freshDatabase()
         try await ChildServers.with { children in
             let (a, b) = try await PostgresReplicaLiveTests.startPair(children, url: url)
-            _ = try await a.client.json("/__admin/faults", #"{"endpoint":"authorize","latencyMilliseconds":1500}"#)
+            // A latency long enough for the patch below to land within it on a loaded machine.
+            let latency = Int(1_500 * Waiting.patience)
+            _ = try await a.client.json(
+                "/__admin/faults", #"{"endpoint":"authorize","latencyMilliseconds":\#(latency)}"#)
             _ = try await b.client.get("/auth/keys")  // B reads the record with the rule
             let pairs = [
                 ("client_id", Fixture.webClient), ("redirect_uri", Fixture.redirect),
@@ -69,12 +72,18 @@ struct ControlPlaneReplicaLiveTests {
                 ("state", "s"), ("login_hint", "sam"), ("nonce", "n"),
             ]
             // The rule fires (its count is kept), then the record changes during its latency.
-            async let call = b.client.postForm("/auth/authorize", pairs)
-            try await Task.sleep(for: .milliseconds(600))
+            async let call = { (try await b.client.postForm("/auth/authorize", pairs), ContinuousClock.now) }()
+            #expect(
+                try await Waiting.until(seconds: 5) {
+                    let rules = try await b.client.get("/__admin/faults").json["faults"] as? [[String: Any]]
+                    return rules?.first?["fired"] as? Int == 1
+                }, "the rule fired")
             let patched = try await a.client.json(
                 "/__admin/settings", #"{"idTokenLifetimeSeconds": 600}"#, method: "PATCH")
+            let patchedAt = ContinuousClock.now
             #expect(patched.status == 200)
-            let answer = try await call
+            let (answer, answeredAt) = try await call
+            #expect(patchedAt < answeredAt, "the record changed after the call was answered: nothing was tested")
             #expect(answer.status == 200, "\(answer.text.prefix(300))")
             let rules = try await b.client.get("/__admin/faults").json["faults"] as? [[String: Any]]
             #expect(rules?.first?["fired"] as? Int == 1, "the call is counted once")

@@ -8,7 +8,7 @@ import Testing
 
 /// The control plane for QA and CI: fault rules, keys, the clock, minted tokens and the journal,
 /// driven over HTTP as a test suite or a tester drives them.
-@Suite("Control plane")
+@Suite("Control plane: faults, keys, minted tokens, the journal, hardening")
 struct ControlPlaneRouterTests {
     /// Signs sam in to the web client and returns the refresh token.
     private func refreshToken(_ client: some TestClientProtocol, secret: String) async throws -> String {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import AppleIDMock
 
-/// The library uses `FoundationEssentials` (issue 35: an image without ICU's full data); where it
+/// The library uses `FoundationEssentials` (for an image without ICU's full data); where it
 /// used one of full Foundation's functions, its replacement writes the same bytes. Each is held
 /// here to the Foundation function it replaced, on the inputs that tell them apart.
 @Suite("Foundation's replacements write the same bytes")

@@ -19,9 +19,8 @@ actor NamespaceInboxes {
 
     /// Waits (up to `seconds`, times `Waiting.patience`) until `name` received `count` payloads.
     func waitFor(_ name: String, count: Int, seconds: Double = 10) async -> [String] {
-        let deadline = Date().addingTimeInterval(seconds * Waiting.patience)
-        while (payloads[name]?.count ?? 0) < count && Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        _ = try? await Waiting.until(seconds: seconds, every: .milliseconds(20)) {
+            (payloads[name]?.count ?? 0) >= count
         }
         return payloads[name] ?? []
     }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import AppleIDMock
 
-/// Issue 32's proof under concurrency: 16 namespaces at once on one server process, each in its own
+/// Namespaces kept apart under concurrency: 16 namespaces at once on one server process, each in its own
 /// task, switch scenarios, advance their clocks, rotate keys, inject a fault, and sign users in through
 /// Apple's unprefixed URLs; no answer, journal entry or notification crosses a namespace boundary.
 /// Runs on every store (PostgreSQL where it is available, as the other PostgreSQL suites).

@@ -72,21 +72,16 @@ actor NotificationInbox {
     /// Whether hangs are over.
     var isReleased: Bool { released }
 
-    /// Waits (up to `seconds`) until `count` payloads arrived.
+    /// Waits (up to `seconds`, times `Waiting.patience`) until `count` payloads arrived.
     func waitFor(_ count: Int, seconds: Double = 10) async -> [String] {
-        let deadline = Date().addingTimeInterval(seconds * Waiting.patience)
-        while payloads.count < count && Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try? await Waiting.until(seconds: seconds, every: .milliseconds(20)) { payloads.count >= count }
         return payloads
     }
 
-    /// Waits (up to `seconds`) until `count` requests arrived, whatever they were answered.
+    /// Waits (up to `seconds`, times `Waiting.patience`) until `count` requests arrived, whatever
+    /// they were answered.
     func waitForArrivals(_ count: Int, seconds: Double = 10) async -> [Arrival] {
-        let deadline = Date().addingTimeInterval(seconds * Waiting.patience)
-        while arrivals.count < count && Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try? await Waiting.until(seconds: seconds, every: .milliseconds(20)) { arrivals.count >= count }
         return arrivals
     }
 
@@ -118,8 +113,9 @@ actor NotificationInbox {
             case .status(let status):
                 return Response(status: status)
             case .hang:
-                while await !self.isReleased && !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(20))
+                // Until released, or the request is cancelled (the sleep then throws): a day is never.
+                _ = try? await Waiting.until(deadline: .now + .seconds(86_400), every: .milliseconds(20)) {
+                    await self.isReleased
                 }
                 return Response(status: .ok)
             }

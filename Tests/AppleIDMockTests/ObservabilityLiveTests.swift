@@ -109,7 +109,11 @@ struct ObservabilityLiveTests {
             async let waited = b.client.get("/__admin/journal?endpoint=token&minCount=1&waitSeconds=60")
             async let verified = b.client.json(
                 "/__admin/journal/verify", #"{"match":{"endpoint":"token","outcome":"ok"},"waitSeconds":60}"#)
-            try await Task.sleep(for: .milliseconds(300))
+            // Both reads are admitted and waiting on B before A answers the calls.
+            #expect(
+                try await Waiting.until(seconds: 10) {
+                    (try? await b.client.get("/metrics").text.contains("appleidmock_waiting_reads 2")) == true
+                })
             let fields = try await a.client.signIn("sam")
             #expect(try await a.client.exchange(code: try #require(fields["code"]), secret: secret).status == 200)
             let answer = try await waited

@@ -38,12 +38,11 @@ extension LiveClient {
 }
 
 extension NotificationInbox {
-    /// Waits until `count` requests for the notification `jti` arrived; `seconds` is the deadline.
+    /// Waits until `count` requests for the notification `jti` arrived; `seconds` (times
+    /// `Waiting.patience`) is the deadline.
     func waitForArrivals(of jti: String, count: Int = 1, seconds: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds * Waiting.patience)
-        while arrivals.filter({ $0.jti == jti }).count < count && Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return arrivals.filter { $0.jti == jti }.count >= count
+        (try? await Waiting.until(seconds: seconds, every: .milliseconds(20)) {
+            arrivals.count { $0.jti == jti } >= count
+        }) == true
     }
 }

@@ -118,14 +118,14 @@ final class ChildServers: Sendable {
         state: String, arguments extra: [String] = [], environment: [String: String] = [:], seconds: Double = 90
     ) async throws -> ServerProcess {
         let (process, stdout, stderr) = try launch(Self.serveArguments(state: state) + extra, environment: environment)
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-            if let port = Self.listeningPort(text) {
-                return ServerProcess(process: process, port: port, stderrPath: stderr, stdoutPath: stdout)
-            }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(20))
+        var port: Int?
+        // A guard, not a timing: the deadline is not scaled by the patience.
+        _ = try await Waiting.until(deadline: .now + .seconds(seconds), every: .milliseconds(20)) {
+            port = Self.listeningPort((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "")
+            return port != nil || !process.isRunning
+        }
+        if let port {
+            return ServerProcess(process: process, port: port, stderrPath: stderr, stdoutPath: stdout)
         }
         Self.signal(process, SIGKILL)
         let log = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
@@ -221,8 +221,7 @@ final class ChildServers: Sendable {
         let processes = started.withLock { $0 }
         for process in processes where process.isRunning { Self.signal(process, SIGKILL) }
         for process in processes {
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
+            _ = Waiting.blocking(deadline: .now + .seconds(10)) { !process.isRunning }
         }
         try? FileManager.default.removeItem(at: folder)
     }
@@ -233,14 +232,9 @@ final class ChildServers: Sendable {
     }
 
     fileprivate static func waitForExit(_ process: Process, seconds: Double) async -> Duration? {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let deadline = start + .milliseconds(Int(seconds * 1000))
-        while process.isRunning {
-            guard clock.now < deadline else { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return clock.now - start
+        let start = ContinuousClock.now
+        let exited = try? await Waiting.until(seconds: seconds, every: .milliseconds(10)) { !process.isRunning }
+        return exited == true ? ContinuousClock.now - start : nil
     }
 
     /// How a child ended.
@@ -266,7 +260,8 @@ final class ChildServers: Sendable {
     }
 }
 
-/// Waiting for something another process or task does: the one poll loop of the tests.
+/// Waiting for something another process or task does: the one poll loop of the tests (a wait
+/// that suspends, and the same loop blocking the thread for clean-up that must not suspend).
 enum Waiting {
     /// How much longer than its nominal `seconds` a wait for an event may take before it counts as
     /// never coming (`APPLE_ID_MOCK_TEST_PATIENCE`, default 4). A wait ends as soon as its event comes,
@@ -279,15 +274,39 @@ enum Waiting {
 
     /// Checks `condition` every `interval` (`.zero`: at every turn of the scheduler, for what
     /// another task in this process does) until it holds (true) or `seconds` (times `patience`)
-    /// pass (false).
+    /// pass (false). `condition` runs in the caller's isolation (an actor may read its own state).
     static func until(
-        seconds: Double, every interval: Duration = .milliseconds(50), _ condition: () async throws -> Bool
+        seconds: Double, every interval: Duration = .milliseconds(50), isolation: isolated (any Actor)? = #isolation,
+        _ condition: () async throws -> Bool
     ) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds * patience)
+        try await until(deadline: .now + .seconds(seconds * patience), every: interval, condition)
+    }
+
+    /// `until(seconds:)` with a deadline the patience does not scale: for a guard against what never
+    /// happens (a server that never starts), not for a timing.
+    static func until(
+        deadline: ContinuousClock.Instant, every interval: Duration = .milliseconds(50),
+        isolation: isolated (any Actor)? = #isolation, _ condition: () async throws -> Bool
+    ) async throws -> Bool {
         while ContinuousClock.now < deadline {
             if try await condition() { return true }
             if interval == .zero { await Task.yield() } else { try await Task.sleep(for: interval) }
         }
         return try await condition()
+    }
+
+    /// The same loop blocking the thread between checks, for clean-up that must not suspend (it also
+    /// runs once the test was cancelled, when a `Task.sleep` would end at once): true once
+    /// `condition` holds, false at `deadline`.
+    static func blocking(
+        deadline: ContinuousClock.Instant, every interval: Duration = .milliseconds(10), _ condition: () -> Bool
+    ) -> Bool {
+        let microseconds = UInt32(
+            interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            usleep(microseconds)
+        }
+        return condition()
     }
 }

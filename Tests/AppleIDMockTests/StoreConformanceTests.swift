@@ -272,9 +272,13 @@ struct StatePiecesTests {
         let superseded = Task { await watch.waitUntilSuperseded(3) }
         await watch.waitUntilSuperseded(2)  // already superseded: returns at once
         await watch.waitUntilSuperseded(1)
-        watch.observe(3)  // the same epoch again wakes nobody
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(try await Waiting.until(seconds: 600, every: .zero) { watch.waiting == 1 })
+        watch.observe(3)  // the same epoch again wakes nobody (a wake resumes the wait before `observe` returns)
+        #expect(watch.waiting == 1)
+        watch.observe(2)  // nor does an older one
+        #expect(watch.waiting == 1 && watch.epoch == 3)
         watch.observe(4)
+        #expect(watch.waiting == 0)
         await superseded.value
         #expect(watch.epoch == 4)
     }

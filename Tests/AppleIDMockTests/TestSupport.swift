@@ -46,6 +46,25 @@ enum Fixture {
         try await buildApplication(configuration: configuration(), clock: clock)
     }
 
+    /// The bundled default's services on a memory store at `start`, for a test that looks inside
+    /// (the store's watch, the state) while it drives them over HTTP with `application(_:)`.
+    static func services() async throws -> MockServices {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return try await MockServices.load(
+            configuration: configuration(), store: MemoryStore(), clock: .fixed(at: start), logger: logger)
+    }
+
+    /// The router over `services` as the server mounts it (namespace prefixes included), with the
+    /// journal writer running: a waiting journal read is woken by the entries it writes.
+    static func application(_ services: MockServices) -> some ApplicationProtocol {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return Application(
+            responder: NamespacePrefixResponder(router: buildRouter(services: services).buildResponder()),
+            services: [JournalService(state: services.state, journal: services.journal, logger: logger)])
+    }
+
     /// The hidden inputs of an HTML form (the form_post page, the consent page), read as the kit
     /// reads them.
     static func hiddenFields(_ html: String) -> [String: String] {

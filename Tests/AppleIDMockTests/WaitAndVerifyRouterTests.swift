@@ -26,22 +26,29 @@ struct WaitAndVerifyRouterTests {
         return try #require(answer.json["refresh_token"] as? String)
     }
 
+    /// Whether `watch` has `count` reads asleep on `topic` (within 10 s, times the patience): the
+    /// read a test started is waiting, so what the test does next must wake it.
+    private func asleep(_ count: Int, on topic: StoreWatch.Topic, _ watch: StoreWatch) async throws -> Bool {
+        try await Waiting.until(seconds: 10, every: .milliseconds(5)) { watch.waiting(topic) == count }
+    }
+
     @Test("a journal read with waitSeconds answers as soon as minCount entries match, or at the deadline")
     func journalWait() async throws {
-        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
-        try await app.test(.router) { client in
+        let services = try await Fixture.services()
+        try await Fixture.application(services).test(.router) { client in
             let secret = try await Fixture.secret()
             let started = ContinuousClock.now
             async let waited = client.execute(
                 uri: "/__admin/journal?endpoint=token&minCount=1&waitSeconds=30", method: .get)
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await asleep(1, on: .journal, services.state.store.watch))
             _ = try await exchange(client, secret: secret)
             let answer = try await waited
+            let took = ContinuousClock.now - started
             #expect(answer.status == .ok)
             #expect(answer.json["reached"] as? Bool == true && answer.json["matched"] as? Int == 1)
             #expect(
                 (answer.json["entries"] as? [[String: Any]])?.first?["grantType"] as? String == "authorization_code")
-            #expect(ContinuousClock.now - started < .seconds(20))
+            #expect(took < .seconds(10), "answered after \(took): at its deadline, not woken by the entry")
 
             let short = try await client.execute(
                 uri: "/__admin/journal?endpoint=token&minCount=5&waitSeconds=0.3", method: .get)
@@ -58,8 +65,8 @@ struct WaitAndVerifyRouterTests {
 
     @Test("verify: 200 when the count holds, 422 with near misses when not, sequences, 400 naming the field")
     func verify() async throws {
-        let app = try await Fixture.application(clock: .fixed(at: Fixture.start))
-        try await app.test(.router) { client in
+        let services = try await Fixture.services()
+        try await Fixture.application(services).test(.router) { client in
             let secret = try await Fixture.secret()
             let token = try await exchange(client, secret: secret)
             #expect(try await client.refresh(token, secret: secret).status == .ok)
@@ -95,16 +102,19 @@ struct WaitAndVerifyRouterTests {
                 #"{"sequence":[{"grantType":"refresh_token"},{"grantType":"authorization_code"}]}"#)
             #expect(reversed.status == .unprocessableContent && reversed.json["failedStep"] as? Int == 1)
 
-            // Waiting: the verification holds once the call comes.
+            // Waiting: the verification holds once the call comes, woken by its entry.
+            let started = ContinuousClock.now
             async let waited = client.postJSON(
                 "/__admin/journal/verify",
                 #"{"match":{"endpoint":"revoke"},"count":{"exactly":1},"waitSeconds":30}"#)
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await asleep(1, on: .journal, services.state.store.watch))
             let revoked = try await client.postForm(
                 "/auth/revoke",
                 [("client_id", Fixture.webClient), ("client_secret", secret), ("token", token)])
             #expect(revoked.status == .ok)
             #expect(try await waited.status == .ok)
+            let took = ContinuousClock.now - started
+            #expect(took < .seconds(10), "verified after \(took): at its deadline, not woken by the entry")
 
             for (body, path) in [
                 (#"{"match":{"endpoint":"token","colour":"red"}}"#, "$.match.colour"),
@@ -115,6 +125,30 @@ struct WaitAndVerifyRouterTests {
                 #expect(bad.status == .badRequest)
                 #expect((bad.json["problems"] as? [[String: Any]])?.first?["path"] as? String == path, "\(body)")
             }
+        }
+    }
+
+    @Test("a mailbox read waiting for a refused message is woken by the relay's refusal, long before its deadline")
+    func mailWaitWokenByARefusal() async throws {
+        let services = try await Fixture.services()
+        let relay = try await MailDeskTests.samHides(services)
+        try await Fixture.application(services).test(.router) { client in
+            let started = ContinuousClock.now
+            async let waited = client.execute(
+                uri: "/__admin/mail?outcome=unauthorized_sender&minCount=1&waitSeconds=30", method: .get)
+            #expect(try await asleep(1, on: .mail, services.state.store.watch))
+            // The relay refuses a message to sam's address from a sender his app never registered.
+            let refusal = await MailDesk(services: services).checkRecipient(
+                relay, sender: "x@nowhere.example", overTLS: false)
+            #expect(refusal?.code == 550)
+            let answer = try await waited
+            let took = ContinuousClock.now - started
+            #expect(answer.status == .ok)
+            #expect(answer.json["reached"] as? Bool == true && answer.json["matched"] as? Int == 1)
+            let entry = (answer.json["entries"] as? [[String: Any]])?.first
+            #expect(entry?["outcome"] as? String == "unauthorized_sender")
+            #expect(entry?["envelopeSender"] as? String == "x@nowhere.example")
+            #expect(took < .seconds(10), "answered after \(took): at its deadline, not woken by the refusal")
         }
     }
 

@@ -215,14 +215,18 @@ struct WaitAndVerifyRulesTests {
     func waitingRead() async throws {
         let watch = StoreWatch()
         let count = Counter()
-        let patient = WaitingRead(seconds: 20)
+        let patient = WaitingRead(seconds: 30)
+        let started = ContinuousClock.now
         async let result = patient.run(
             .journal, watch: watch, in: .default, read: { count.value }, satisfied: { $0 >= 2 })
-        try await Task.sleep(for: .milliseconds(50))
+        // Asleep after its first read: only the change can end the wait before its deadline.
+        #expect(try await Waiting.until(seconds: 10, every: .zero) { watch.waiting(.journal) == 1 })
         count.value = 2
         watch.changed([.journal])
         let (value, satisfied) = try await result
+        let took = ContinuousClock.now - started
         #expect(value == 2 && satisfied)
+        #expect(took < .seconds(10), "answered after \(took): at its deadline, not woken by the change")
         let brief = WaitingRead(seconds: 0.1)
         let (_, reached) = try await brief.run(
             .journal, watch: watch, in: .default, read: { 0 }, satisfied: { $0 >= 1 })

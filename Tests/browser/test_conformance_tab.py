@@ -5,30 +5,25 @@ and its curl line; the same backend with a planted bug (BUG=no-aud) shows aud-ot
 FAIL; a config the server refuses shows its problems, by JSON path, beside the editor, and one past the limit of
 runs under way says so.
 
-The backend runs as the example's own tests start it (its conftest's ConformanceBackend: a port of
-its own, JWKS_MIN_INTERVAL=0.2, so that a run takes a few seconds), against this test's mock."""
+The backend runs as the example's own tests start it (examples/backend-conformance/backend_process.py,
+which both suites import: a port of its own, JWKS_MIN_INTERVAL=0.2, so that a run takes a few
+seconds), against this test's mock."""
 
-import importlib.util
 import json
 import socket
+import sys
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import ROOT, answer_dialog, click, confirm_dialog, open_dashboard, section_screenshot, wait, wait_result
+from conftest import (
+    ROOT, answer_dialog, click, confirm_dialog, free_port, open_dashboard, section_screenshot, wait, wait_result,
+)
 
+sys.path.insert(0, str(ROOT / "examples/backend-conformance"))
+from backend_process import ConformanceBackend, run_config  # noqa: E402
 
-def _example_helpers():
-    """examples/backend-conformance/conftest.py, under a name of its own (ours is `conftest` too)."""
-    spec = importlib.util.spec_from_file_location("backend_conformance_helpers",
-                                                  ROOT / "examples/backend-conformance/conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-HELPERS = _example_helpers()
 EDITOR = "conformance-config"
 
 
@@ -38,7 +33,7 @@ def backends(mock):
     started = []
 
     def start(bug=""):
-        started.append(HELPERS.ConformanceBackend(mock.url, bug))
+        started.append(ConformanceBackend(mock.url, bug))
         return started[-1]
 
     yield start
@@ -90,7 +85,7 @@ def test_a_saved_config_runs_against_the_example_backend_with_no_fail(mock, back
     assert browser.find_element(By.ID, "conformance-runs-empty").is_displayed()
 
     # Saved under a name, kept across a reload, loaded back.
-    config = HELPERS.run_config(backend.port)
+    config = run_config(backend.port)
     put_config(browser, config)
     browser.find_element(By.ID, "conformance-name").send_keys("example backend")
     click(browser, By.ID, "conformance-save")
@@ -170,7 +165,7 @@ def test_a_planted_bug_shows_as_a_fail(mock, backends, browser, screenshots):
     backend = backends("no-aud")
     open_dashboard(browser, mock)
     wait(browser, lambda d: d.find_element(By.ID, EDITOR).get_attribute("value"), "the editor is prefilled")
-    put_config(browser, HELPERS.run_config(backend.port))
+    put_config(browser, run_config(backend.port))
     run_id = start_run(browser)
     wait_finished(browser, run_id)
     report = mock.admin("GET", f"/__admin/conformance/runs/{run_id}")
@@ -211,7 +206,7 @@ def test_a_config_the_server_refuses_shows_its_problems_beside_the_editor(mock, 
     assert browser.find_element(By.ID, EDITOR).get_attribute("aria-invalid") == "true"
 
     # The server's problems, each at its JSON path.
-    config = HELPERS.run_config(HELPERS.free_port(), knownFindings=["no-such-case"])
+    config = run_config(free_port(), knownFindings=["no-such-case"])
     config["native"]["body"] = '{"rawNonce": "{{rawNonce}}"}'
     put_config(browser, config)
     assert browser.find_element(By.ID, EDITOR).get_attribute("aria-invalid") is None
@@ -220,7 +215,7 @@ def test_a_config_the_server_refuses_shows_its_problems_beside_the_editor(mock, 
     assert "The server refused it:" in problems.text and "$.knownFindings[0]" in problems.text
     assert "HTTP 400" in browser.find_element(By.CSS_SELECTOR, '[data-result="conformance"]').text
     # A client the scenario lacks.
-    put_config(browser, HELPERS.run_config(HELPERS.free_port(), clientId="com.nobody.app"))
+    put_config(browser, run_config(free_port(), clientId="com.nobody.app"))
     click(browser, By.ID, "conformance-start")
     wait(browser, lambda d: "$.clientId" in problems.text and "com.nobody.app" in problems.text,
          "the unknown client shows", seconds=10)
@@ -233,7 +228,7 @@ def test_a_run_past_the_limit_says_runs_are_at_the_limit(mock, browser):
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(64)
-    config = HELPERS.run_config(silent.getsockname()[1], cases=[])
+    config = run_config(silent.getsockname()[1], cases=[])
     try:
         for _ in range(4):
             answer = mock.call("POST", "/__admin/conformance/runs", config)

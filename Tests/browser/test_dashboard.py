@@ -11,7 +11,7 @@ from selenium.webdriver.support.ui import Select
 
 from conftest import (
     MockServer, answer_dialog, claims, click, confirm_dialog, curl_token, default_scenario, new_browser,
-    open_dashboard, section_screenshot, wait, wait_result,
+    open_dashboard, patient, section_screenshot, wait, wait_result,
 )
 
 
@@ -119,8 +119,10 @@ def test_a_token_request_made_with_curl_appears_in_the_journal_without_a_reload(
     assert status == 200, body
     started = time.monotonic()
     rows = "#journal-table tbody tr[data-endpoint=token]"
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, rows), "the token call is in the journal", seconds=2)
-    assert time.monotonic() - started <= 2
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, rows), "the token call is in the journal")
+    # The page refreshes the journal every second while "Live": the row shows within 2 s (times the
+    # patience, on a loaded machine).
+    assert time.monotonic() - started <= patient(2)
     row = browser.find_element(By.CSS_SELECTOR, rows).text
     assert "com.example.app" in row and "ok" in row and "sam" in row and "authorization_code" in row
     # Only fingerprints: the code and the secret never show.

@@ -1,4 +1,4 @@
-"""The relay writes only clean mail and cannot be starved (issue 36): no header injection through
+"""The relay writes only clean mail and cannot be starved: no header injection through
 decoded names, no raw bytes in headers, fair connection slots, a mailbox that refusals cannot
 flush, envelope addresses by RFC 5321's grammar. Each case checks the stored and delivered bytes."""
 

@@ -1,4 +1,4 @@
-"""The relay under attack (issue 30): no SMTP smuggling, `From` read as RFC 5322 reads it, the daily
+"""The relay under attack: no SMTP smuggling, `From` read as RFC 5322 reads it, the daily
 limit and memory held with many recipients, replies that never echo raw bytes. Each case checks
 the reply and what the mailbox (and the forward sink) holds."""
 

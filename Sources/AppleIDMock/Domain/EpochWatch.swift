@@ -21,6 +21,9 @@ final class EpochWatch: Sendable {
     /// The newest epoch seen.
     var epoch: Int { state.withLock { $0.epoch } }
 
+    /// How many waits are under way (for tests: a wait has begun, a change woke it or left it).
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// Records that `epoch` is in force; wakes those waiting on an older one.
     func observe(_ epoch: Int) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in

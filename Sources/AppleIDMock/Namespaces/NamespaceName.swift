@@ -1,7 +1,7 @@
 /// The rules for a namespace's name: 1 to 64 of `A-Z a-z 0-9 . _ -`, beginning and ending with a
 /// letter or digit (so `.`, `..` and `...`, which a browser or proxy folds out of a path, are never
 /// names). The world that exists without namespaces is `default`.
-enum NamespaceName {
+package enum NamespaceName {
     /// The namespace of every request that names none.
     static let `default` = "default"
     /// The longest name.
@@ -10,8 +10,8 @@ enum NamespaceName {
     static let header = "X-Apple-ID-Mock-Namespace"
     /// The cookie the dashboard sets when a tester works in a namespace.
     static let cookie = "apple_id_mock_namespace"
-    /// The path prefix's first component: `/ns/{name}/…`.
-    static let pathComponent = "ns"
+    /// The path prefix's first component: `/ns/{name}/…` (the Swift kit spells its URLs with it).
+    package static let pathComponent = "ns"
 
     /// The path prefix that names the namespace `name`: `/ns/{name}`.
     static func pathPrefix(_ name: String) -> String {

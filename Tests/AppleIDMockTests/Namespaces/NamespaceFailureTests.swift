@@ -89,7 +89,7 @@ struct NamespaceFailureTests {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let store = FailingStore()
-        let wallClock = NamespaceSplitTests.MovableClock()
+        let wallClock = NamespaceExpiryAndLocatorTests.MovableClock()
         let services = try await MockServices.load(
             configuration: Fixture.configuration(), store: store, clock: .fixed(at: Fixture.start),
             wallClock: wallClock.clock, logger: logger)

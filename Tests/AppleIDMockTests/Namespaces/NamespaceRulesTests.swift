@@ -5,8 +5,9 @@ import Testing
 
 @testable import AppleIDMock
 
-/// The pure rules of namespaces: names, the path prefix, the cookie, the tag a code or token
-/// carries, where a namespace's entries are stored, and its identifiers and key ids.
+/// The pure rules of namespaces: names, the path prefix, the cookie, making one (the limit, tags,
+/// claimed clients, options) and when it is idle, the tag a code or token carries, where a
+/// namespace's entries are stored, and its identifiers and key ids.
 @Suite("Namespaces: rules")
 struct NamespaceRulesTests {
     @Test("a name is 1 to 64 of A-Z a-z 0-9 . _ -; anything else is named in the refusal")
@@ -143,6 +144,38 @@ struct NamespaceRulesTests {
         #expect(team.ownKid("Mk7pQ2xR9a") != "Mk7pQ2xR9a")
         #expect(team.ownKid("Mk7pQ2xR9a") == NamespaceScope(name: "team-a").ownKid("Mk7pQ2xR9a"))
         #expect(team.ownKid("Mk7pQ2xR9a") != NamespaceScope(name: "team-b").ownKid("Mk7pQ2xR9a"))
+    }
+
+    @Test("making one, without a store: the limit, a shared tag, a client_id claimed twice, options; idleness")
+    func makingAndIdleness() throws {
+        #expect(throws: Never.self) {
+            try NamespaceRules.refuseMaking("a", count: NamespaceRules.limit - 1, tagOwner: nil)
+        }
+        #expect(throws: ControlRefusal.self) {
+            try NamespaceRules.refuseMaking("a", count: NamespaceRules.limit, tagOwner: nil)
+        }
+        #expect(throws: ControlRefusal.self) { try NamespaceRules.refuseMaking("a", count: 0, tagOwner: "b") }
+        #expect(throws: Never.self) { try NamespaceRules.refuseMaking("a", count: 0, tagOwner: "a") }
+
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let other = NamespaceRecord(
+            name: "b", clients: ["web.b"], idleTtlSeconds: 60, createdAt: start, lastUsedAt: start)
+        let records = [(key: "b", value: other)]
+        #expect(throws: ControlRefusal.self) { try NamespaceRules.refuseClaims(["web.b"], for: "a", records: records) }
+        #expect(throws: Never.self) { try NamespaceRules.refuseClaims(["web.b"], for: "b", records: records) }
+        #expect(throws: Never.self) { try NamespaceRules.refuseClaims(["web.a"], for: "a", records: records) }
+
+        let made = NamespaceRules.record(nil, name: "a", options: NamespaceOptions(), now: start)
+        #expect(made.idleTtlSeconds == NamespaceOptions.defaultIdleTtlSeconds && made.createdAt == start)
+        let later = start.addingTimeInterval(10)
+        let changed = NamespaceRules.record(
+            made, name: "a", options: NamespaceOptions(clients: ["web.a"], idleTtlSeconds: 5), now: later)
+        #expect(changed.clients == ["web.a"] && changed.idleTtlSeconds == 5)
+        #expect(changed.createdAt == start && changed.lastUsedAt == later)
+
+        #expect(!NamespaceRules.isIdle(other, at: start.addingTimeInterval(60)))
+        #expect(NamespaceRules.isIdle(other, at: start.addingTimeInterval(61)))
+        #expect(NamespaceRules.newControl(initialScenario: "default").identities == .own)
     }
 }
 

@@ -7,7 +7,7 @@ import Testing
 
 @testable import AppleIDMock
 
-/// Issue 47, item 1: namespaces that never touch their keys share the bundled key pairs under the
+/// Namespaces that never touch their keys share the bundled key pairs under the
 /// same `kid`s, so the unprefixed `/auth/keys` stays small with 1,000 of them; a namespace gets
 /// `kid`s of its own only when it rotates, adds or unpublishes a key (copy on write), and what one
 /// namespace does to its keys never shows in another's JWKS.

@@ -5,10 +5,10 @@ import Testing
 
 @testable import AppleIDMock
 
-/// The namespaces' jobs one by one: the rules without a store, idle expiry on a moved wall clock,
-/// and the locator's relay address and `transfer_sub` indexes.
-@Suite("Namespaces: rules, expiry, locator")
-struct NamespaceSplitTests {
+/// Idle expiry on a moved wall clock, another replica's namespaces found once the records are a
+/// second old, and the locator's relay address and `transfer_sub` indexes.
+@Suite("Namespaces: idle expiry and the locator")
+struct NamespaceExpiryAndLocatorTests {
     /// A wall clock the test moves.
     final class MovableClock: Sendable {
         private let instant = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
@@ -61,40 +61,6 @@ struct NamespaceSplitTests {
     static func relayAddress(in state: MockState) async throws -> String {
         let world = try await state.current().world
         return world.relayEmail(of: try #require(world.users["sam"]), teamId: "DEF123GHIJ")
-    }
-
-    // MARK: - Rules
-
-    @Test("rules without a store: the limit, a shared tag, a client_id claimed twice, options, idleness")
-    func rules() throws {
-        #expect(throws: Never.self) {
-            try NamespaceRules.refuseMaking("a", count: NamespaceRules.limit - 1, tagOwner: nil)
-        }
-        #expect(throws: ControlRefusal.self) {
-            try NamespaceRules.refuseMaking("a", count: NamespaceRules.limit, tagOwner: nil)
-        }
-        #expect(throws: ControlRefusal.self) { try NamespaceRules.refuseMaking("a", count: 0, tagOwner: "b") }
-        #expect(throws: Never.self) { try NamespaceRules.refuseMaking("a", count: 0, tagOwner: "a") }
-
-        let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let other = NamespaceRecord(
-            name: "b", clients: ["web.b"], idleTtlSeconds: 60, createdAt: start, lastUsedAt: start)
-        let records = [(key: "b", value: other)]
-        #expect(throws: ControlRefusal.self) { try NamespaceRules.refuseClaims(["web.b"], for: "a", records: records) }
-        #expect(throws: Never.self) { try NamespaceRules.refuseClaims(["web.b"], for: "b", records: records) }
-        #expect(throws: Never.self) { try NamespaceRules.refuseClaims(["web.a"], for: "a", records: records) }
-
-        let made = NamespaceRules.record(nil, name: "a", options: NamespaceOptions(), now: start)
-        #expect(made.idleTtlSeconds == NamespaceOptions.defaultIdleTtlSeconds && made.createdAt == start)
-        let later = start.addingTimeInterval(10)
-        let changed = NamespaceRules.record(
-            made, name: "a", options: NamespaceOptions(clients: ["web.a"], idleTtlSeconds: 5), now: later)
-        #expect(changed.clients == ["web.a"] && changed.idleTtlSeconds == 5)
-        #expect(changed.createdAt == start && changed.lastUsedAt == later)
-
-        #expect(!NamespaceRules.isIdle(other, at: start.addingTimeInterval(60)))
-        #expect(NamespaceRules.isIdle(other, at: start.addingTimeInterval(61)))
-        #expect(NamespaceRules.newControl(initialScenario: "default").identities == .own)
     }
 
     // MARK: - Idle expiry

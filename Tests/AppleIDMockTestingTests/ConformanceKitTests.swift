@@ -160,7 +160,7 @@ struct ConformanceKitTests {
     @Test("a config the mock refuses throws with the field named")
     func refusedConfig() async throws {
         try await MockAppleID.run(.router) { mock in
-            await #expect {
+            _ = await #expect {
                 _ = try await mock.conformance(#"{"clientId": "com.example.app", "notifications": {"type": "x"}}"#)
             } throws: { error in
                 "\(error)".contains("400") && "\(error)".contains("$.notifications.type")

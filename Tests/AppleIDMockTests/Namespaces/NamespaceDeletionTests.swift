@@ -68,7 +68,8 @@ struct NamespaceDeletionTests {
                 #expect(try await client.postJSON("/__admin/namespaces/\(name)", "{}", method: .put).status == .created)
                 let fields = Fixture.hiddenFields(
                     String(buffer: try await Self.signIn(client, "/ns/\(name)", "maria").body))
-                codes[name] = try #require(fields["code"])
+                let code: String = try #require(fields["code"])
+                codes[name] = code
             }
             let exchanged = try await client.exchange(code: try #require(codes["by-token"]), secret: secret)
             #expect(exchanged.status == .ok)
@@ -178,7 +179,7 @@ struct NamespaceDeletionTests {
                 for worker in 0..<4 {
                     group.addTask {
                         var outcomes: [String: Int] = [:]
-                        for round in 0..<150 {
+                        for _ in 0..<150 {
                             let signedIn = try await Self.signIn(
                                 client, "/ns/busy", ["maria", "sam", "alex", "robin"][worker])
                             var outcome = "authorize \(signedIn.status.code)"

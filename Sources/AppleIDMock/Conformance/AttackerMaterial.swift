@@ -44,7 +44,8 @@ enum AttackerMaterial {
         }
         let privateKey = Certificate.PrivateKey(key.privateKey)
         let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(bytes: Array(SHA256.hash(data: Data(key.kid.utf8)).prefix(16))),
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(bytes: Array(SHA256.hash(data: Data(key.kid.utf8)).prefix(16))),
             publicKey: privateKey.publicKey,
             notValidBefore: Date(timeIntervalSince1970: 1_704_067_200),
             notValidAfter: Date(timeIntervalSince1970: 2_524_607_999), issuer: name, subject: name,

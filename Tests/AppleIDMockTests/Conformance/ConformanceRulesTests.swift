@@ -269,7 +269,8 @@ struct ConformanceRulesTests {
         // Each header names the attacker's key, never a key of the JWKS, under the attacker's kid.
         #expect(ConformanceTokens.variants(of: .keyHeaderInjection, keys: keys) == ["jwk", "jku", "x5u", "x5c"])
         #expect(try parts(.keyHeaderInjection, "jwk").header["kid"] as? String == keys.stranger.kid)
-        #expect(try parts(.keyHeaderInjection, "jku").header["jku"] as? String == "http://mock.test:8080/__attacker/jwks")
+        #expect(
+            try parts(.keyHeaderInjection, "jku").header["jku"] as? String == "http://mock.test:8080/__attacker/jwks")
         // x5u names a PEM certificate (RFC 7515 §4.1.5), x5c carries it inline as base64 DER (§4.1.6).
         #expect(
             try parts(.keyHeaderInjection, "x5u").header["x5u"] as? String

@@ -29,6 +29,9 @@ import PackageDescription
 //   and histograms are lock-free atomics in swift-prometheus, so the token path pays no lock of ours.
 // - CICUData (a few lines of C, no dependency): in the container image's build only, defines ICU's
 //   data symbol with a subset of Foundation's 34 MB ICU data (see Sources/CICUData/icu_data.c).
+// - swift-certificates (`X509`) and swift-asn1 (its DER and PEM writer), both already under jwt-kit:
+//   the self-signed certificate of the attacker's key that backend conformance runs send in `x5c`
+//   and serve as PEM for `x5u` (DER written by hand would be a second, untested ASN.1 encoder).
 // - CMallocTuning (a few lines of C, no dependency): `mallopt` is not in Swift's Glibc module; `serve`
 //   fixes glibc's mmap threshold so that buffers the store's tables outgrow go back to the system.
 let package = Package(
@@ -55,6 +58,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.15.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -88,6 +93,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Resources/openapi.json"), .copy("Resources/dashboard"), .copy("Resources/jsapi")],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
@@ -142,6 +149,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // Reads the attacker's certificate of conformance runs as a backend would.
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
     ]

@@ -35,7 +35,9 @@ struct ConformanceKitTests {
     }
 
     /// A receiver on a free port: `verifying` checks each notification against the mock's JWKS
-    /// (fetched from `jwks`, set once the mock runs); otherwise it answers 200 to anything. With
+    /// (fetched from `jwks`, set once the mock runs); otherwise it answers 200 to any payload that
+    /// has a JWS's three parts (and 400 to one that has not, so a run's calibration can tell its
+    /// refusals from its acceptances). With
     /// `lockingOutAfter`, every post after that many is answered 403, as a backend that locks a
     /// client out after a burst of refusals.
     static func withReceiver(
@@ -48,8 +50,8 @@ struct ConformanceKitTests {
         router.post("/apple/notifications") { request, context -> HTTPResponse.Status in
             let count = posts.add(1, ordering: .relaxed).newValue
             if let limit, count > limit { return .forbidden }
-            guard verifying else { return .ok }
             let post = try await request.decode(as: Post.self, context: context)
+            guard verifying else { return post.payload.split(separator: ".", omittingEmptySubsequences: false).count == 3 ? .ok : .badRequest }
             guard let url = jwks.url else { return .serviceUnavailable }
             do {
                 // Fetched for each notification: a run signs with its own namespace's key.

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import jwt
 import requests
+from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from jwt.algorithms import RSAAlgorithm, get_default_algorithms
 
@@ -53,7 +54,7 @@ MAX_IAT_AGE = 86400  # an iat older than a day is refused, whatever exp says
 JWKS_TTL = 3600  # the JWKS is fetched again after an hour
 MAX_BODY = 64 * 1024
 BUGS = {"", "no-aud", "alg-from-header", "no-verify", "keys-first", "no-nonce", "no-state", "strict-bools",
-        "keys-cached-forever"}
+        "keys-cached-forever", "trust-header-keys", "errors-as-200", "user-id-ignored"}
 
 MOCK_URL = os.environ.get("MOCK_URL", "http://127.0.0.1:8080").rstrip("/")
 CLIENT_IDS = [c.strip() for c in os.environ.get("CLIENT_IDS", "com.example.app,com.example.web").split(",")
@@ -136,11 +137,34 @@ def public_key(jwk):
     return RSAAlgorithm.from_jwk(json.dumps(jwk))
 
 
+def header_key(header):
+    """BUG=trust-header-keys: the key the token's own header names (an embedded `jwk`, a JWKS at
+    `jku`, a PEM certificate at `x5u`, a DER certificate in `x5c`), or None when it names none."""
+    try:
+        if isinstance(header.get("jwk"), dict):
+            return public_key(header["jwk"])
+        if isinstance(header.get("jku"), str):
+            answer = requests.get(header["jku"], timeout=10)
+            answer.raise_for_status()
+            keys = answer.json()["keys"]
+            return public_key(next((k for k in keys if k.get("kid") == header.get("kid")), keys[0]))
+        if isinstance(header.get("x5u"), str):
+            answer = requests.get(header["x5u"], timeout=10)
+            answer.raise_for_status()
+            return x509.load_pem_x509_certificate(answer.content).public_key()
+        if isinstance(header.get("x5c"), list) and header["x5c"]:
+            return x509.load_der_x509_certificate(base64.b64decode(header["x5c"][0])).public_key()
+    except (requests.RequestException, ValueError, KeyError, TypeError, IndexError) as error:
+        raise Refused(f"the header's key is unavailable: {error}")
+    return None
+
+
 def check_signature(header, signing_input, signature):
     alg, kid = header.get("alg"), header.get("kid")
     if kid is not None and not isinstance(kid, str):
         raise Refused("kid is not a string")
-    # jwk, jku, x5u and x5c in the header are never read: keys come from Apple's JWKS only.
+    # jwk, jku, x5u and x5c in the header are never read: keys come from Apple's JWKS only (but
+    # with BUG=trust-header-keys).
     if BUG == "alg-from-header":
         # The bug: whatever algorithm the token names, with Apple's key (omnivore #4651).
         jwk = KEYS.find(kid)
@@ -158,10 +182,13 @@ def check_signature(header, signing_input, signature):
     else:
         if alg != "RS256":
             raise Refused(f"alg must be RS256, not {alg!r}")
-        jwk = KEYS.find(kid)
-        if jwk is None:
-            raise Refused("no Apple key for this kid")
-        valid = RSAAlgorithm(RSAAlgorithm.SHA256).verify(signing_input, public_key(jwk), signature)
+        key = header_key(header) if BUG == "trust-header-keys" else None  # the bug: the token names its key
+        if key is None:
+            jwk = KEYS.find(kid)
+            if jwk is None:
+                raise Refused("no Apple key for this kid")
+            key = public_key(jwk)
+        valid = RSAAlgorithm(RSAAlgorithm.SHA256).verify(signing_input, key, signature)
     if not valid:
         raise Refused("bad signature")
 
@@ -229,7 +256,9 @@ def verify(token, audiences, nonce=None, user_id=None):
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub:
         raise Refused("sub missing")
-    if user_id is not None and user_id != sub:
+    # With BUG=user-id-ignored (not a mistake) the app's userIdentifier is ignored: the token's
+    # sub is signed in whatever it says, which is as safe.
+    if user_id is not None and user_id != sub and BUG != "user-id-ignored":
         raise Refused("userIdentifier is not the token's sub")
     if nonce is not None and BUG != "no-nonce":
         if not same(claims.get("nonce"), nonce):
@@ -374,11 +403,13 @@ class Handler(BaseHTTPRequestHandler):
             refusal = error if isinstance(error, Refused) else Refused("internal error", 500)
             if refusal.status == 500:
                 traceback.print_exc()
+            # BUG=errors-as-200: every refusal answered 200 with the error in the body.
+            status = 200 if BUG == "errors-as-200" else refusal.status
             if path == "/auth/apple/callback":
                 page = f"<h1>Sign in with Apple failed</h1><p>{html.escape(refusal.reason)}</p>"
-                self.answer(refusal.status, page, "text/html")
+                self.answer(status, page, "text/html")
             else:
-                self.answer(refusal.status, {"error": refusal.reason})
+                self.answer(status, {"error": refusal.reason})
 
     def signed_in(self, claims, name=None):
         session = sign_in(claims, name)

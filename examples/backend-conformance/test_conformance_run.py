@@ -4,17 +4,20 @@ gets no FAIL and no INCONCLUSIVE, and each planted BUG is found by exactly its c
 One mock for the module (conftest.py); per test, backend.py on a port chosen in advance (its
 REDIRECT_URI is its own callback) with JWKS_MIN_INTERVAL=0.2, talking to the mock's unprefixed URLs: a
 run works in a namespace of its own (`conformance-<id>`), its codes carry that namespace wherever they
-are exchanged, and the unprefixed JWKS publishes every namespace's keys. The default namespace's JWKS
-order is made `stable` so that what a BUG=keys-first backend takes as "the first key" is the same on
-every run. The run drives four paths: native, exchange, web (the mock as the browser) and
+are exchanged, and the unprefixed JWKS publishes every namespace's keys, shuffled per answer as
+Apple's (a BUG=keys-first backend's "first key" is whichever its fetch put first: the run's
+calibration finds it). The run drives four paths: native, exchange, web (the mock as the browser) and
 notifications (Apple's server-to-server posts to the backend's receiver).
 
 Run: `python3 -m pytest examples/backend-conformance/test_conformance_run.py -q -s` (prints timings).
 """
 
+import base64
+import json
+
 import pytest
 
-from conftest import by_verdict, describe, free_port, run_config, run_report
+from conftest import ConformanceBackend, MockServer, by_verdict, describe, free_port, run_config, run_report
 
 PATHS = ("native", "exchange", "web")
 NATIVE_WEB = ("native", "web")
@@ -58,6 +61,10 @@ EXPECTED_FAILS = {
     "strict-bools": on(PATHS, "ok-claims-as-strings"),
     # The JWKS fetched once: a key rotated in during the run is never known.
     "keys-cached-forever": on(PATHS, "ok-rotated-key"),
+    # The key the token's header names: the attacker's, in each of jwk, jku, x5u and x5c.
+    "trust-header-keys": on(PATHS, "key-header-injection"),
+    # Not a mistake: the app's userIdentifier ignored, the token's user signed in (userPointer reads it).
+    "user-id-ignored": set(),
 }
 
 # What the correct backend is graded other than PASS and SKIPPED: it signs in with the string
@@ -67,9 +74,15 @@ CORRECT_NOTES = {("native", "bool-string-false", "WARNING"), ("exchange", "bool-
                  ("web", "bool-string-false", "WARNING"), ("native", "nonce-absent-unsupported", "INFO")}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def stable_jwks(conformance_mock):
-    conformance_mock.admin("PATCH", "/__admin/settings", {"jwksOrder": "stable"})
+def variants(report, verdict, case_id):
+    return {c.get("variant") for c in report["cases"] if c["verdict"] == verdict and c["id"] == case_id}
+
+
+def token_header(case):
+    """The header of the identity token a native case posted."""
+    token = json.loads(case["request"]["body"])["identityToken"]
+    head = token.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
 
 
 def test_correct_backend_is_clean(conformance_mock, conformance_backend):
@@ -97,6 +110,15 @@ def test_correct_backend_is_clean(conformance_mock, conformance_backend):
     assert on(["web"], "state-bad", "chash-bad", "xch-error", "nonce-wrong", "nonce-absent-supported") <= ids
     assert {c["variant"] for c in report["cases"] if c["path"] == "web" and c["id"] == "state-bad"
             and c["verdict"] == "PASS"} == {"forged", "other-browser"}, describe(report)
+    # Each path's calibration: the valid credential accepted, one that is not a JWS refused.
+    assert [(c["path"], c["valid"], c["invalid"], c["usable"]) for c in report["calibration"]] == [
+        (path, "accepted", "rejected", True) for path in PATHS + NOTIFICATIONS], report["calibration"]
+    # The backend's JWKS fetch after an unknown kid shows in the case's journal: the default
+    # namespace answers the unprefixed /auth/keys, and says so.
+    for case in report["cases"]:
+        if case["id"] in ("kid-unknown", "ok-rotated-key") and case["path"] in PATHS:
+            fetches = [j for j in case["journal"] if j["endpoint"] == "keys"]
+            assert fetches and fetches[0]["namespace"] == "default" and "another client" in fetches[0]["note"], case
 
 
 @pytest.mark.parametrize("bug", sorted(b for b in EXPECTED_FAILS if b))
@@ -110,6 +132,106 @@ def test_each_bug_is_found_by_exactly_its_cases(conformance_mock, conformance_ba
     if bug == "no-state":  # a forged state finds no sign-in: only another browser's gets through
         assert {c["variant"] for c in report["cases"] if c["verdict"] == "FAIL"} == {"other-browser"}, \
             describe(report)
+    if bug == "trust-header-keys":
+        assert variants(report, "FAIL", "key-header-injection") == {"jwk", "jku", "x5u", "x5c"}, describe(report)
+    if bug == "keys-cached-forever":  # never a fetch after the first: none in the rotated key's case
+        for case in report["cases"]:
+            if case["id"] == "ok-rotated-key" and case["path"] in PATHS:
+                assert not [j for j in case["journal"] if j["endpoint"] == "keys"], case
+
+
+@pytest.mark.parametrize("order", ["stable", "shuffled"])
+def test_keys_first_is_found_whatever_the_jwks_order(conformance_mock, conformance_backend, order):
+    """Whichever key the backend's fetch put first, ok-kid-not-first and ok-rotated-key name the bug;
+    when it is not the run's signing key, the calibration signs with the one the backend takes."""
+    conformance_mock.admin("PATCH", "/__admin/settings", {"jwksOrder": order})
+    try:
+        backend = conformance_backend("keys-first")
+        report, _ = run_report(conformance_mock, run_config(backend.port))
+    finally:
+        conformance_mock.admin("PATCH", "/__admin/settings", {"jwksOrder": "shuffled"})
+    assert by_verdict(report, "FAIL") == EXPECTED_FAILS["keys-first"], describe(report)
+    assert by_verdict(report, "INCONCLUSIVE") == set(), describe(report)
+    kids = {c["signingKid"] for c in report["calibration"]}
+    assert len(kids) == 1, report["calibration"]
+    baseline = next(c for c in report["cases"] if c["id"] == "ok-baseline")
+    if "refused when signed by" in baseline["note"]:
+        assert kids.pop() in baseline["note"], baseline
+    # The kid the backend takes is never sent as ok-kid-not-first; every other one fails.
+    assert kids.isdisjoint(variants(report, "FAIL", "ok-kid-not-first")), describe(report)
+
+
+def test_header_keys_are_served_past_an_admin_token(conformance_backend):
+    """jku and x5u point outside the control plane: on a mock with an admin token a backend that
+    follows them still gets the attacker's key (and the run names the hole); mockUrl sets where."""
+    mock = MockServer("--scenarios-dir", "scenarios", "--keys-dir", "keys", "--admin-token", "conformance-token")
+    backend = None
+    try:
+        backend = ConformanceBackend(mock.url, "trust-header-keys")
+        mock_url = mock.url.replace("127.0.0.1", "localhost")
+        config = run_config(backend.port, cases=["key-header-injection"], mockUrl=mock_url)
+        config = {k: v for k, v in config.items() if k not in ("exchange", "web", "notifications")}
+        report, _ = run_report(mock, config)
+        assert variants(report, "FAIL", "key-header-injection") == {"jwk", "jku", "x5u", "x5c"}, describe(report)
+        headers = {c["variant"]: token_header(c) for c in report["cases"] if c["id"] == "key-header-injection"}
+        assert headers["jku"]["jku"] == f"{mock_url}/__attacker/jwks"
+        assert headers["x5u"]["x5u"] == f"{mock_url}/__attacker/certificate.pem"
+        assert len(headers["x5c"]["x5c"]) == 1
+    finally:
+        if backend:
+            backend.stop()
+        mock.stop()
+
+
+def test_a_rule_that_reads_errors_as_sign_ins_is_inconclusive(conformance_mock, conformance_backend):
+    """A backend that answers 200 {"error": ...} to every refusal: under a bare 2xx the calibration
+    finds that a credential that is not a JWS reads as accepted, and no case is judged (no false
+    FAIL); with userPointer the same backend is judged, and clean."""
+    backend = conformance_backend("errors-as-200")
+    report, _ = run_report(conformance_mock, run_config(backend.port, accepted={"status": "2xx"}))
+    assert not report.get("error") and by_verdict(report, "FAIL") == set(), describe(report)
+    calibration = {c["path"]: c for c in report["calibration"]}
+    for path in ("native", "exchange", "notifications"):
+        assert calibration[path]["invalid"] == "accepted" and not calibration[path]["usable"], calibration[path]
+        assert "bodyContains" in calibration[path]["note"] and "userPointer" in calibration[path]["note"]
+        assert calibration[path]["response"]["status"] == 200
+        verdicts = {c["verdict"] for c in report["cases"] if c["path"] == path}
+        assert verdicts <= {"INCONCLUSIVE", "SKIPPED"} and "INCONCLUSIVE" in verdicts, describe(report)
+    # The web path reads acceptance from the final URL: a refusal's 200 page is not /welcome.
+    assert calibration["web"]["usable"] and calibration["web"]["invalid"] == "rejected"
+    assert not {c for c in by_verdict(report, "INCONCLUSIVE") if c[0] == "web"}, describe(report)
+
+    report, _ = run_report(conformance_mock, run_config(backend.port))  # accepted: userPointer /sub
+    assert by_verdict(report, "FAIL") == set(), describe(report)
+    assert {path for path, _ in by_verdict(report, "INCONCLUSIVE")} == {"notifications"}, describe(report)
+
+
+def test_sub_not_bound_needs_a_user_pointer(conformance_mock, conformance_backend):
+    """A backend that signs in the token's user whatever the body's userIdentifier says is right:
+    with userPointer it passes; without one the run cannot tell whom it signed in (SKIPPED, not
+    FAIL); a backend that refuses passes either way."""
+    native_only = {"exchange": None, "web": None, "notifications": None}
+
+    def run(bug, accepted):
+        config = run_config(conformance_backend(bug).port, cases=["sub-not-bound"], accepted=accepted)
+        config = {k: v for k, v in config.items() if k not in native_only}
+        report, _ = run_report(conformance_mock, config)
+        return next(c for c in report["cases"] if c["id"] == "sub-not-bound")
+
+    with_pointer = run("user-id-ignored", {"status": "2xx", "userPointer": "/sub"})
+    assert with_pointer["verdict"] == "PASS" and "token's user" in with_pointer["note"], with_pointer
+    without = run("user-id-ignored", {"status": "2xx", "cookie": "session"})
+    assert without["verdict"] == "SKIPPED" and "userPointer" in without["note"], without
+    refused = run("", {"status": "2xx", "cookie": "session"})
+    assert refused["verdict"] == "PASS" and refused["observed"] == "rejected", refused
+
+
+def test_second_client_is_sent_for_each_other_client_id(conformance_mock, conformance_backend):
+    backend = conformance_backend(CLIENT_IDS="com.example.app,com.otherstudio.app,com.example.web")
+    config = run_config(backend.port, cases=["ok-second-client"], otherClientIds=["com.example.web", "com.otherstudio.app"])
+    config = {k: v for k, v in config.items() if k not in ("exchange", "web", "notifications")}
+    report, _ = run_report(conformance_mock, config)
+    assert variants(report, "PASS", "ok-second-client") == {"com.example.web", "com.otherstudio.app"}, describe(report)
 
 
 def test_known_findings_are_accepted_risks(conformance_mock, conformance_backend):

@@ -45,7 +45,8 @@ enum ConformanceAcceptance {
             let set = answer.cookiesSet + answer.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value)
             accepted = accepted && set.contains { $0.trimmingWhitespace().hasPrefix(cookie + "=") }
         }
-        // Only the web path follows redirects to a final page; elsewhere there is no final URL to read.
+        // Only the web path follows redirects to a final page; elsewhere there is no final URL to
+        // read, and the condition is ignored (a config-wide `accepted` may serve several paths).
         if let needle = acceptance.finalUrlContains, let url = answer.finalURL {
             accepted = accepted && url.contains(needle)
         }

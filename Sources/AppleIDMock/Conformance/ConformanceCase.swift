@@ -181,7 +181,7 @@ enum ConformanceCase: String, CaseIterable, Sendable, Codable {
         case .keyUntrustedSameKid:
             "Signed by a key of the attacker's that claims a published kid: must be refused; only a backend that checks no signature takes it (tuist #11935, laravel-sign-in-with-apple #19)."
         case .keyHeaderInjection:
-            "Signed by the attacker's key, named in the header (an embedded jwk or x5c, a jku or x5u pointing at the attacker's keys): must be refused; keys come from Apple's JWKS only (node-jose trusted an embedded jwk, CVE-2018-0114)."
+            "Signed by the attacker's key, named in the header (an embedded jwk, or x5c with its certificate; a jku pointing at its JWKS, or an x5u at its certificate): must be refused; keys come from Apple's JWKS only (node-jose trusted an embedded jwk, CVE-2018-0114)."
         case .kidUnknown:
             "Signed by a key in no JWKS, under its own kid: must be refused (vapor/jwt-kit fell back to the first key; reference §19, keys)."
         case .jwsMalformed:

@@ -61,6 +61,10 @@ struct ConformanceConfig: Sendable {
     var cases: [ConformanceCase]
     /// Whether the run's namespace is kept after it ends.
     var keep: Bool
+    /// The mock's base URL as the backend reaches it, under which the attacker's JWKS and
+    /// certificate that `key-header-injection` names are served (`nil`: the URL the run was started
+    /// at).
+    var mockUrl: String? = nil
 
     /// The web path: where the backend's sign-in starts, and how its end shows acceptance.
     struct Web: Sendable {
@@ -91,7 +95,7 @@ struct ConformanceConfig: Sendable {
                 body, at: root,
                 allowed: [
                     "clientId", "otherClientIds", "user", "nonce", "native", "exchange", "web", "notifications",
-                    "accepted", "knownFindings", "cases", "keep",
+                    "accepted", "knownFindings", "cases", "keep", "mockUrl",
                 ])
         else { return nil }
         let clientId = reader.required(members, "clientId", at: root).flatMap {
@@ -126,12 +130,20 @@ struct ConformanceConfig: Sendable {
         let known = caseList(members["knownFindings"], at: root.member("knownFindings"), reader: &reader)
         let cases = caseList(members["cases"], at: root.member("cases"), reader: &reader)
         let keep = members["keep"].flatMap { reader.bool($0, at: root.member("keep")) } ?? false
+        let mockUrl = members["mockUrl"].flatMap { reader.string($0, at: root.member("mockUrl")) }
+        if let mockUrl {
+            if let problem = HTTPURLCheck.problem(mockUrl) {
+                reader.report(root.member("mockUrl"), problem)
+            } else if mockUrl.contains("?") || mockUrl.contains("#") {
+                reader.report(root.member("mockUrl"), "a base URL, without a query or a fragment")
+            }
+        }
         guard let clientId else { return nil }
         return ConformanceConfig(
             clientId: clientId, otherClientIds: others, user: user, nonce: nonce, native: native, exchange: exchange,
             web: web, notifications: notifications, accepted: accepted ?? .any2xx, knownFindings: Set(known ?? []),
             cases: cases ?? ConformanceCase.allCases,
-            keep: keep)
+            keep: keep, mockUrl: mockUrl)
     }
 
     /// A path's endpoint; its template must hold `needs`.

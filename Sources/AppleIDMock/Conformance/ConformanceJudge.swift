@@ -10,6 +10,10 @@ enum ConformanceJudge {
         /// The token's `sub`, and the other user the body named (`sub-not-bound`).
         var tokenSub: String?
         var claimedSub: String?
+        /// The answer's status, if one came.
+        var status: Int? = nil
+        /// Whether the acceptance rule reads the signed-in user (`userPointer`).
+        var readsUser = false
     }
 
     /// The verdict, what the backend did, and why.
@@ -31,12 +35,23 @@ enum ConformanceJudge {
                 ? (.fail, "refused a credential Apple sends: real users would be locked out")
                 : (.warning, "refused; it should be accepted")
         case (.reject, false):
-            (verdict, note) =
-                testCase == .nonceAbsentUnsupported
-                ? (.info, "refused a token without a nonce from a device that does not support one")
-                : (.pass, "refused, as it should be")
+            if testCase == .nonceAbsentUnsupported {
+                (verdict, note) = (.info, "refused a token without a nonce from a device that does not support one")
+            } else if testCase == .jwsMalformed, let status = seen.status, status >= 500 {
+                (verdict, note) = (
+                    .warning,
+                    "refused, but with HTTP \(status): a malformed credential is the client's error (4xx); a 5xx looks like an outage to monitoring and invites retries"
+                )
+            } else {
+                (verdict, note) = (.pass, "refused, as it should be")
+            }
         case (.reject, true):
-            if testCase == .subNotBound, let user = reading.user {
+            if testCase == .subNotBound, !seen.readsUser {
+                (verdict, note) = (
+                    .skipped,
+                    "accepted, but whom it signed in cannot be read: give accepted.userPointer to judge sub-not-bound"
+                )
+            } else if testCase == .subNotBound, let user = reading.user {
                 (verdict, note) =
                     user == seen.claimedSub
                     ? (.fail, "signed in the user the body named, not the token's")

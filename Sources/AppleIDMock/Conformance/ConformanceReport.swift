@@ -43,11 +43,35 @@ struct ConformanceReport: Encodable, Sendable {
         var error: String?
     }
 
-    /// What the backend did at the mock during the case, from the run's journal.
+    /// What the backend did at the mock during the case, from the run's journal (and, for the
+    /// JWKS the backend fetches at the unprefixed `/auth/keys`, the default namespace's).
     struct JournalNote: Encodable, Sendable {
         var endpoint: String
         var status: Int?
         var outcome: String
+        /// The namespace whose journal holds it, when not the run's (`default`).
+        var namespace: String? = nil
+        /// What to keep in mind reading it.
+        var note: String? = nil
+    }
+
+    /// What a path's calibration learnt: how the valid credential and a credential no backend may
+    /// accept (not a JWS at all) read under the path's acceptance rule.
+    struct Calibration: Encodable, Sendable {
+        var path: String
+        /// How the valid credential read: `accepted`, `rejected` or `none`.
+        var valid: String
+        /// The kid the run signs with on this path (another than the run's first when only that one
+        /// was accepted).
+        var signingKid: String?
+        /// How the credential that is not a JWS read (`nil`: not sent, the valid one was refused).
+        var invalid: String?
+        /// Whether the path's cases were sent and judged.
+        var usable: Bool
+        var note: String
+        /// The invalid credential's request and answer.
+        var request: SentRequest?
+        var response: Received?
     }
 
     /// One case's result (one line per variant).
@@ -77,6 +101,8 @@ struct ConformanceReport: Encodable, Sendable {
     var finishedAt: String?
     var summary: [String: Int]
     var cases: [CaseResult]
+    /// Each path's calibration, in the order driven.
+    var calibration: [Calibration] = []
     /// Why the run could not go on, if it could not.
     var error: String?
 

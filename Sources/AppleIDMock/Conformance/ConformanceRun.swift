@@ -13,8 +13,9 @@ final class ConformanceRun: Sendable {
     let config: ConformanceConfig
     /// Where the run works: a namespace of its own (its keys, clock, journal).
     let namespace: String
-    /// The mock's base URL as the run's starter reached it (for the attacker's JWKS the `jku` and
-    /// `x5u` cases name).
+    /// The mock's base URL as the backend reaches it (the config's `mockUrl`, else as the run's
+    /// starter reached it): where the attacker's JWKS and certificate that `key-header-injection`
+    /// names are served.
     let baseURL: String
     private let state: Mutex<(report: ConformanceReport, waiters: [Int: CheckedContinuation<Void, Never>], next: Int)>
 
@@ -41,6 +42,11 @@ final class ConformanceRun: Sendable {
             state.report.cases.append(result)
             state.report.summary = ConformanceReport.summary(of: state.report.cases)
         }
+    }
+
+    /// Adds a path's calibration.
+    func record(_ calibration: ConformanceReport.Calibration) {
+        state.withLock { $0.report.calibration.append(calibration) }
     }
 
     /// Ends the run (with why it could not go on, if it could not) and wakes the reads waiting for it.

@@ -12,13 +12,15 @@ struct ConformanceSession {
     let run: ConformanceRun
     let state: MockState
     let runner: ConformanceRunner
-    private var keys: ConformanceTokens.Keys
-    private var seenJournal = Set<String>()
+    var keys: ConformanceTokens.Keys
+    var seenJournal = Set<String>()
     /// Results since the last check that the valid credential still signs in.
     private var pending: [ConformanceReport.CaseResult] = []
     private var sentSinceCheck = 0
     /// A client of the world the backend does not accept (`aud-other-client`), if there is one.
     private let sibling: String?
+    /// Why `sub-not-bound` cannot be sent, if it cannot.
+    private let subNotBoundSkip: String?
 
     /// A credential as an app or a code exchange carries it.
     struct Credential {
@@ -32,40 +34,35 @@ struct ConformanceSession {
         self.run = run
         self.state = state
         self.runner = runner
-        keys = try await Self.keys(
-            of: state, strangerJWKS: run.baseURL + AdminPath.absolute(AdminPath.conformanceAttackerKeys))
-        sibling = Self.sibling(in: try await state.current().world, config: run.config)
+        keys = try await Self.keys(of: state, attacker: try ConformanceTokens.Attacker(baseURL: run.baseURL))
+        let world = try await state.current().world
+        sibling = Self.sibling(in: world, config: run.config)
+        subNotBoundSkip = Self.subNotBoundSkip(in: world, user: run.config.user)
     }
 
-    private var config: ConformanceConfig { run.config }
+    var config: ConformanceConfig { run.config }
 
     /// The run's keys as its namespace publishes them now.
-    private static func keys(of state: MockState, strangerJWKS: String, rotated: SigningKey? = nil) async throws
-        -> ConformanceTokens.Keys
-    {
+    private static func keys(
+        of state: MockState, attacker: ConformanceTokens.Attacker, rotated: SigningKey? = nil
+    ) async throws -> ConformanceTokens.Keys {
         let active = try await state.current()
         let published = active.keys.entries.filter { $0.entry.isPublished(at: active.now) }.map(\.key)
         return ConformanceTokens.Keys(
             signing: active.keys.signing, published: published, stranger: try StrangerKey.key(), rotated: rotated,
-            strangerJWKS: strangerJWKS)
+            attacker: attacker)
     }
 
     /// Every path, calibrated first, then each case in turn.
     mutating func drive() async throws {
         for path in ConformancePath.allCases {
             guard let target = target(path) else { continue }
-            let baseline = try await send(.okBaseline, variant: "", on: path, target)
-            run.record(baseline)
-            guard baseline.verdict == .pass else {
+            if let unusable = try await calibrate(path, target) {
                 for step in plan(path) {
                     switch step {
                     case .skip(let skipped): run.record(skipped)
                     case .send(let testCase, let variant):
-                        run.record(
-                            result(
-                                testCase, variant, path, .inconclusive, observed: "none",
-                                note: "not sent: the valid credential was not accepted at calibration (see ok-baseline)"
-                            ))
+                        run.record(result(testCase, variant, path, .inconclusive, observed: "none", note: unusable))
                     }
                 }
                 continue
@@ -90,8 +87,12 @@ struct ConformanceSession {
             if let reason = skipReason(testCase, on: path) {
                 return [.skip(result(testCase, "", path, .skipped, observed: "none", note: reason))]
             }
-            // A notification's forgery has one form.
-            let variants = path == .notifications ? [""] : ConformanceTokens.variants(of: testCase, keys: keys)
+            // A notification's forgery has one form; ok-second-client is sent for each other client id.
+            let variants =
+                path == .notifications
+                ? [""]
+                : testCase == .okSecondClient
+                    ? config.otherClientIds : ConformanceTokens.variants(of: testCase, keys: keys)
             return variants.map { .send(testCase, $0) }
         }
     }
@@ -117,7 +118,7 @@ struct ConformanceSession {
                 // Only this case signs with the new key: the checks and the paths after it keep
                 // the keys the backend knew when the run began.
                 let (signing, published) = (keys.signing, keys.published)
-                keys = try await Self.keys(of: state, strangerJWKS: keys.strangerJWKS, rotated: rotated)
+                keys = try await Self.keys(of: state, attacker: keys.attacker, rotated: rotated)
                 (keys.signing, keys.published) = (signing, published)
             }
             pending.append(try await send(testCase, variant: variant, on: path, target))
@@ -168,6 +169,7 @@ struct ConformanceSession {
             return keys.published.count < 2 ? "the JWKS holds one key" : nil
         case .audOtherClient where path != .notifications:
             return sibling == nil ? "the scenario has no client the backend does not accept" : nil
+        case .subNotBound: return subNotBoundSkip
         default: return nil
         }
     }
@@ -198,9 +200,11 @@ struct ConformanceSession {
     }
 
     /// Makes the case's credential, sends it, reads the answer and what the backend did meanwhile.
-    private mutating func send(
+    mutating func send(
         _ testCase: ConformanceCase, variant: String, on path: ConformancePath, _ target: Target
     ) async throws -> ConformanceReport.CaseResult {
+        let started = Date()
+        let probe = testCase == .jwsMalformed && variant == ConformanceTokens.calibrationVariant
         var sent: ConformanceReport.SentRequest?
         var received: ConformanceReport.Received
         var answer: ConformanceAcceptance.Answer?
@@ -208,7 +212,7 @@ struct ConformanceSession {
         switch target {
         case .request(let endpoint):
             let credential = try await credential(testCase, variant: variant, on: path)
-            defer { if path == .exchange { runner.arms.disarm(credential.code) } }
+            defer { if path == .exchange || probe { runner.arms.disarm(credential.code) } }
             (sent, received, answer) = await runner.send(endpoint, values: credential.values)
             if testCase == .tokenReplay, answer != nil {
                 (sent, received, answer) = await runner.send(endpoint, values: credential.values)
@@ -221,19 +225,21 @@ struct ConformanceSession {
                 return result(testCase, variant, path, .skipped, observed: "none", note: skip.description)
             }
         case .receiver(let notifications):
-            (sent, received, answer) = await runner.send(
-                try await notification(testCase, to: notifications), values: [:])
+            let post = probe ? Self.notJWS(to: notifications) : try await notification(testCase, to: notifications)
+            (sent, received, answer) = await runner.send(post, values: [:])
         }
+        let acceptance = target.accepted ?? config.accepted
         let seen = ConformanceJudge.Seen(
-            reading: answer.map { ConformanceAcceptance.read($0, by: target.accepted ?? config.accepted) },
-            error: received.error, tokenSub: subs.token, claimedSub: subs.claimed)
+            reading: answer.map { ConformanceAcceptance.read($0, by: acceptance) },
+            error: received.error, tokenSub: subs.token, claimedSub: subs.claimed, status: received.status,
+            readsUser: acceptance.userPointer != nil)
         let (verdict, observed, note) = ConformanceJudge.verdict(
             testCase, on: path, seen, knownFindings: config.knownFindings)
         var result = result(testCase, variant, path, verdict, observed: observed, note: note)
         result.request = sent
         result.response = received
         result.curl = sent.map(ConformanceRunner.curl)
-        result.journal = await journalSinceLastCase()
+        result.journal = await journal(since: started)
         return result
     }
 
@@ -282,11 +288,13 @@ struct ConformanceSession {
             if outcome.isFirst, !outcome.consent.scopes.isEmpty {
                 fields.append(("user", Self.firstAuthorization(outcome, user: user, client: client)))
             }
-            // The token response carries the same defect (the front channel's c_hash and state aside).
-            if ![.stateBad, .cHashBad].contains(testCase) {
-                runner.arms.arm(outcome.code, .init(testCase: testCase, variant: variant, keys: keys, context: context))
-                armed = outcome.code
-            }
+            // The token response carries the same defect; with a defect of the front channel alone
+            // (c_hash, state) it is the valid token, signed as the run signs.
+            let (inResponse, responseVariant) =
+                [.stateBad, .cHashBad].contains(testCase) ? (ConformanceCase.okBaseline, "") : (testCase, variant)
+            runner.arms.arm(
+                outcome.code, .init(testCase: inResponse, variant: responseVariant, keys: keys, context: context))
+            armed = outcome.code
             let origins: Set = [ConformanceBrowser.origin(of: start), ConformanceBrowser.origin(of: ask.redirectUri)]
             if testCase == .stateBad, variant == "other-browser" {
                 // Login CSRF: this sign-in's code and state, posted in a victim's browser that
@@ -332,6 +340,13 @@ struct ConformanceSession {
             accepted: receiver.accepted)
     }
 
+    /// The calibration's post to the receiver: a payload that is not a JWS at all.
+    private static func notJWS(to receiver: ConformanceConfig.Notifications) -> ConformanceConfig.Endpoint {
+        ConformanceConfig.Endpoint(
+            url: receiver.url, method: "POST", headers: [("Content-Type", "application/json")],
+            body: #"{"payload":"not-a-jws"}"#, accepted: receiver.accepted)
+    }
+
     /// What a case's token depends on besides its claims, at `active`'s instant.
     private func tokenContext(_ active: ActiveScenario, rawNonce: String?, scheme: ConformanceConfig.NonceScheme)
         -> ConformanceTokens.Context
@@ -342,7 +357,7 @@ struct ConformanceSession {
     }
 
     /// A result without a request.
-    private func result(
+    func result(
         _ testCase: ConformanceCase, _ variant: String, _ path: ConformancePath, _ verdict: ConformanceReport.Verdict,
         observed: String, note: String
     ) -> ConformanceReport.CaseResult {
@@ -350,16 +365,6 @@ struct ConformanceSession {
             id: testCase.rawValue, path: path.rawValue, variant: variant.isEmpty ? nil : variant, verdict: verdict,
             expected: testCase.expected, observed: observed, request: nil, response: nil, journal: [],
             why: testCase.why(on: path), note: note, curl: nil)
-    }
-
-    /// The run's journal entries written since the last case: what the backend did at the mock.
-    private mutating func journalSinceLastCase() async -> [ConformanceReport.JournalNote] {
-        guard let entries = try? await state.journal(recorder: runner.journal) else { return [] }
-        var notes: [ConformanceReport.JournalNote] = []
-        for entry in entries where seenJournal.insert(entry.id).inserted {
-            notes.append(.init(endpoint: entry.endpoint, status: entry.status, outcome: entry.outcome.description))
-        }
-        return notes
     }
 
     /// The credential of `testCase`: a real code of the run's namespace, and for the native path
@@ -370,8 +375,7 @@ struct ConformanceSession {
     {
         let active = try await state.current()
         let world = active.world
-        let clientId =
-            testCase == .okSecondClient ? (config.otherClientIds.first ?? config.clientId) : config.clientId
+        let clientId = testCase == .okSecondClient && !variant.isEmpty ? variant : config.clientId
         guard let client = world.clients[clientId], let user = world.users[config.user] else {
             throw ControlRefusal.notFound("client \(clientId) or user \(config.user) is not in the run's scenario")
         }
@@ -402,6 +406,10 @@ struct ConformanceSession {
             values["identityToken"] = try caseToken(
                 testCase, variant: variant, outcome, client: client, nonce: tokenNonce, source: source,
                 active: active, context: context)
+            if testCase == .jwsMalformed, variant == ConformanceTokens.calibrationVariant {
+                // The calibration's code gives no valid token either, to a backend that exchanges it.
+                runner.arms.arm(outcome.code, .init(testCase: testCase, variant: variant, keys: keys, context: context))
+            }
         case .exchange:
             runner.arms.arm(outcome.code, .init(testCase: testCase, variant: variant, keys: keys, context: context))
         case .web, .notifications:
@@ -409,6 +417,13 @@ struct ConformanceSession {
             break
         }
         return Credential(values: values, code: outcome.code, tokenSub: sub, claimedSub: claimedSub)
+    }
+
+    /// Why `sub-not-bound` cannot be sent for `user` in `world`, if it cannot: the body names another
+    /// user of the scenario.
+    static func subNotBoundSkip(in world: World, user: String) -> String? {
+        world.scenario.users.contains { $0.key != user }
+            ? nil : "the scenario has one user: there is no other user for the body to name"
     }
 
     /// A client of `world` that the backend does not accept: another app group's first.

@@ -20,8 +20,25 @@ enum ConformanceTokens {
         var stranger: SigningKey
         /// The key rotated into the run's JWKS for `ok-rotated-key`, once it is.
         var rotated: SigningKey?
-        /// Where the attacker's JWKS is served (for `jku` and `x5u`).
-        var strangerJWKS: String
+        /// How `key-header-injection` names `stranger` in a header.
+        var attacker: Attacker
+    }
+
+    /// The attacker's key as a token's header may name it: its JWKS's URL (`jku`), its
+    /// certificate's URL (`x5u`, PEM) and the certificate itself (`x5c`, DER).
+    struct Attacker: Sendable {
+        var jwksURL: String
+        var certificateURL: String
+        var certificateDER: [UInt8]
+
+        /// The material served under `baseURL` (the mock as the backend reaches it).
+        init(baseURL: String) throws {
+            var base = Substring(baseURL)
+            while base.hasSuffix("/") { base = base.dropLast() }
+            jwksURL = base + AttackerPath.jwks
+            certificateURL = base + AttackerPath.certificate
+            certificateDER = try AttackerMaterial.certificateDER()
+        }
     }
 
     /// What else a case's token depends on.
@@ -35,13 +52,17 @@ enum ConformanceTokens {
         var nonceScheme: ConformanceConfig.NonceScheme
     }
 
+    /// The variant of `jws-malformed` the calibration sends, no case: a credential that is not a
+    /// JWS at all, which no backend may take for a sign-in.
+    static let calibrationVariant = "calibration"
+
     /// The variants a case is sent in (one, unnamed, for most).
     static func variants(of testCase: ConformanceCase, keys: Keys) -> [String] {
         switch testCase {
         case .algNone: ["none", "None", "NONE"]
         case .algHS256PublicKey: ConformanceSigning.PublicKeyForm.allCases.map(\.rawValue)
         case .algOtherAsymmetric: ["PS256", "RS512"]
-        case .keyHeaderInjection: ["jwk", "jku", "x5u"]
+        case .keyHeaderInjection: ["jwk", "jku", "x5u", "x5c"]
         case .jwsMalformed: ["two-segments", "four-segments", "not-base64"]
         case .okRealUserStatus: ["0", "1", "2", "absent"]
         case .stateBad: ["forged", "other-browser"]
@@ -89,8 +110,10 @@ enum ConformanceTokens {
             let extra: [String: JSONValue] =
                 switch variant {
                 case "jwk": ["jwk": try jwk(of: keys.stranger)]
-                case "jku": ["jku": .string(keys.strangerJWKS)]
-                default: ["x5u": .string(keys.strangerJWKS)]
+                case "jku": ["jku": .string(keys.attacker.jwksURL)]
+                case "x5u": ["x5u": .string(keys.attacker.certificateURL)]
+                // RFC 7515 §4.1.6: standard base64 (not base64url) of each DER certificate.
+                default: ["x5c": .array([.string(Data(keys.attacker.certificateDER).base64EncodedString())])]
                 }
             return try ConformanceSigning.rs256(
                 payload, key: keys.stranger,
@@ -104,6 +127,7 @@ enum ConformanceTokens {
             let valid = try signing.sign(payload: payload)
             let parts = valid.split(separator: ".", omittingEmptySubsequences: false)
             switch variant {
+            case calibrationVariant: return "not-a-jws"
             case "two-segments": return parts.prefix(2).joined(separator: ".")
             case "four-segments": return valid + "." + parts[2]
             default: return parts[0] + ".eyJub3QgSlNPTi4!" + "." + parts[2]

@@ -67,8 +67,6 @@ package enum AdminPath {
     package static let conformanceRuns = "conformance/runs"
     package static let conformanceRun = "conformance/runs/:id"
     package static let conformanceJUnit = "conformance/runs/:id/junit"
-    /// The attacker's JWKS that the `jku` and `x5u` cases name.
-    package static let conformanceAttackerKeys = "conformance/attacker-jwks"
     package static let namespaces = "namespaces"
     package static let namespace = "namespaces/:name"
     package static let openAPI = "openapi.json"
@@ -84,6 +82,19 @@ package enum AdminPath {
     package static func absolute(_ name: String, id: String) -> String {
         absolute(name.replacing(":id", with: PercentEncoding.pathSegment(id)))
     }
+}
+
+/// Where backend conformance runs serve the attacker's material that `key-header-injection`'s
+/// headers name (`Endpoints/Attacker/AttackerController.swift`): outside the control plane, so no
+/// admin token stands between a fooled backend and the attacker's key, and outside Apple's paths,
+/// so it is neither in the JWKS nor in the journal.
+package enum AttackerPath {
+    /// The group of the attacker's material.
+    package static let group = "__attacker"
+    /// A JWKS holding the attacker's key (`jku`).
+    package static let jwks = "/\(group)/jwks"
+    /// The attacker's self-signed certificate as PEM (`x5u`: RFC 7515 §4.1.5).
+    package static let certificate = "/\(group)/certificate.pem"
 }
 
 /// The mock's own paths outside both groups.

@@ -1,6 +1,9 @@
 import Crypto
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Testing
+import X509
 
 @testable import AppleIDMock
 
@@ -35,7 +38,9 @@ struct ConformanceRulesTests {
         let read = try #require(config)
         #expect(read.cases == ConformanceCase.allCases)
         #expect(read.nonce == .sha256Hex && read.user == "sam" && read.accepted.status == "2xx")
-        #expect(read.native?.method == "POST" && read.exchange == nil && !read.keep)
+        #expect(read.native?.method == "POST" && read.exchange == nil && !read.keep && read.mockUrl == nil)
+        let (named, none) = Self.read(Self.with(["mockUrl": .string("http://host.docker.internal:8080")]))
+        #expect(none.isEmpty && named?.mockUrl == "http://host.docker.internal:8080")
     }
 
     @Test("bad configs name each field: unknown case ids, a template without its token, unknown placeholders, URLs")
@@ -54,6 +59,7 @@ struct ConformanceRulesTests {
                 ]),
                 "accepted": .object(["status": .string("2x"), "userPointer": .string("sub")]),
                 "nonce": .string("md5"),
+                "mockUrl": .string("ftp://mock"),
                 "extra": .bool(true),
             ]))
         let text = problems.joined(separator: "\n")
@@ -71,6 +77,9 @@ struct ConformanceRulesTests {
         #expect(text.contains("$.accepted.status"))
         #expect(text.contains("$.accepted.userPointer: a JSON pointer begins with /"))
         #expect(text.contains("$.nonce"))
+        #expect(text.contains("$.mockUrl: not an absolute http(s) URL"))
+        let (_, query) = Self.read(Self.with(["mockUrl": .string("http://mock:8080/?a=1")]))
+        #expect(query == ["$.mockUrl: a base URL, without a query or a fragment"])
         #expect(text.contains("$.extra: unknown field"))
         let (_, none) = Self.read(.object(["clientId": .string("com.example.app")]))
         #expect(none.contains { $0.contains("name at least one path") })
@@ -164,16 +173,19 @@ struct ConformanceRulesTests {
 
     @Test("verdicts: a hole or an outage is a FAIL, hardening a WARNING, policies never FAIL, known findings")
     func verdicts() {
-        func seen(_ accepted: Bool?, user: String? = nil) -> ConformanceJudge.Seen {
+        func seen(_ accepted: Bool?, user: String?, pointer: Bool, status: Int) -> ConformanceJudge.Seen {
             .init(
                 reading: accepted.map { .init(accepted: $0, user: user) }, error: accepted == nil ? "refused" : nil,
-                tokenSub: "token-sub", claimedSub: "other-sub")
+                tokenSub: "token-sub", claimedSub: "other-sub", status: accepted == nil ? nil : status,
+                readsUser: pointer)
         }
         func verdict(
             _ testCase: ConformanceCase, on path: ConformancePath = .native, _ accepted: Bool?, user: String? = nil,
-            known: Set<ConformanceCase> = []
+            pointer: Bool = true, status: Int = 200, known: Set<ConformanceCase> = []
         ) -> ConformanceReport.Verdict {
-            ConformanceJudge.verdict(testCase, on: path, seen(accepted, user: user), knownFindings: known).verdict
+            ConformanceJudge.verdict(
+                testCase, on: path, seen(accepted, user: user, pointer: pointer, status: status), knownFindings: known
+            ).verdict
         }
         #expect(verdict(.okBaseline, true) == .pass)
         #expect(verdict(.okBaseline, false) == .fail)
@@ -188,7 +200,13 @@ struct ConformanceRulesTests {
         #expect(verdict(.nonceAbsentUnsupported, false) == .info)
         #expect(verdict(.subNotBound, true, user: "other-sub") == .fail)
         #expect(verdict(.subNotBound, true, user: "token-sub") == .pass)
-        #expect(verdict(.subNotBound, true) == .fail)
+        // Without a pointer the run cannot tell whom an acceptance signed in; a refusal is right either way.
+        #expect(verdict(.subNotBound, true, pointer: false) == .skipped)
+        #expect(verdict(.subNotBound, false, pointer: false) == .pass)
+        // A malformed credential refused with a 5xx looks like an outage; a 4xx is the answer.
+        #expect(verdict(.jwsMalformed, false, status: 503) == .warning)
+        #expect(verdict(.jwsMalformed, false, status: 400) == .pass)
+        #expect(verdict(.kidUnknown, false, status: 500) == .pass)
         #expect(verdict(.kidUnknown, nil) == .inconclusive)
         for testCase in ConformanceCase.allCases {
             #expect(!testCase.why.isEmpty && !testCase.paths.isEmpty)
@@ -203,7 +221,7 @@ struct ConformanceRulesTests {
         let ring = try SigningKeyRing.load(keysDirectory: Fixture.keysDirectory)
         let keys = ConformanceTokens.Keys(
             signing: ring.keys[0], published: ring.keys, stranger: try StrangerKey.key(), rotated: nil,
-            strangerJWKS: "http://127.0.0.1:8080/__admin/conformance/attacker-jwks")
+            attacker: try ConformanceTokens.Attacker(baseURL: "http://mock.test:8080/"))
         let context = ConformanceTokens.Context(
             now: 1_800_000_000, lifetime: 600, siblingClient: "com.otherstudio.app", rawNonce: "raw",
             nonceScheme: .sha256Hex)
@@ -248,7 +266,26 @@ struct ConformanceRulesTests {
         #expect(try parts(.kidUnknown).header["kid"] as? String == keys.stranger.kid)
         #expect(try parts(.kidAbsentMulti).header["kid"] == nil)
         #expect(try parts(.keyHeaderInjection, "jwk").header["jwk"] != nil)
-        #expect(try parts(.keyHeaderInjection, "jku").header["jku"] as? String == keys.strangerJWKS)
+        // Each header names the attacker's key, never a key of the JWKS, under the attacker's kid.
+        #expect(ConformanceTokens.variants(of: .keyHeaderInjection, keys: keys) == ["jwk", "jku", "x5u", "x5c"])
+        #expect(try parts(.keyHeaderInjection, "jwk").header["kid"] as? String == keys.stranger.kid)
+        #expect(
+            try parts(.keyHeaderInjection, "jku").header["jku"] as? String == "http://mock.test:8080/__attacker/jwks")
+        // x5u names a PEM certificate (RFC 7515 §4.1.5), x5c carries it inline as base64 DER (§4.1.6).
+        #expect(
+            try parts(.keyHeaderInjection, "x5u").header["x5u"] as? String
+                == "http://mock.test:8080/__attacker/certificate.pem")
+        let chain = try #require(try parts(.keyHeaderInjection, "x5c").header["x5c"] as? [String])
+        #expect(chain.count == 1)
+        let certificate = try Certificate(derEncoded: Array(try #require(Data(base64Encoded: chain[0]))))
+        #expect(certificate.publicKey == Certificate.PublicKey(keys.stranger.privateKey.publicKey))
+        #expect(certificate.publicKey.isValidSignature(certificate.signature, for: certificate), "self-signed")
+        #expect(certificate.publicKey != Certificate.PublicKey(keys.signing.privateKey.publicKey))
+        // The calibration's credential is not a JWS at all.
+        #expect(
+            try ConformanceTokens.token(
+                .jwsMalformed, variant: ConformanceTokens.calibrationVariant, issued: issued, keys: keys,
+                context: context) == "not-a-jws")
         #expect(try parts(.jwsMalformed, "two-segments").segments.count == 2)
         #expect(try parts(.jwsMalformed, "four-segments").segments.count == 4)
         // HS256 keyed with the public key as a `.pem` file holds it verifies with that text.
@@ -258,6 +295,44 @@ struct ConformanceRulesTests {
             using: SymmetricKey(data: Data(JWSSigning.publicKeyPEM(keys.signing).utf8)))
         #expect(Data(mac).base64URLEncoded == String(hs[2]))
         #expect(ConformanceTokens.variants(of: .okKidNotFirst, keys: keys).count == ring.keys.count - 1)
+    }
+
+    @Test("sub-not-bound needs another user of the scenario for the body to name")
+    func subNotBoundNeedsAnotherUser() throws {
+        let world = try Fixture.defaultWorld()
+        #expect(ConformanceSession.subNotBoundSkip(in: world, user: "sam") == nil)
+        var scenario = world.scenario
+        scenario.users = scenario.users.filter { $0.key == "sam" }
+        let alone = World(scenario: scenario)
+        #expect(ConformanceSession.subNotBoundSkip(in: alone, user: "sam")?.contains("one user") == true)
+    }
+
+    @Test(
+        "the attacker's JWKS and certificate are served outside the control plane: open with an admin token set"
+    )
+    func attackerMaterial() async throws {
+        var configuration = Fixture.configuration()
+        configuration.adminToken = "s3cret-token"
+        let app = try await buildApplication(configuration: configuration, clock: .fixed(at: Fixture.start))
+        let stranger = try StrangerKey.key()
+        try await app.test(.router) { client in
+            let jwks = try await client.execute(uri: "/__attacker/jwks", method: .get)
+            #expect(jwks.status == .ok)
+            let keys = try #require(jwks.json["keys"] as? [[String: Any]])
+            #expect(keys.count == 1 && keys[0]["kid"] as? String == stranger.kid)
+            let pem = try await client.execute(uri: "/__attacker/certificate.pem", method: .get)
+            #expect(pem.status == .ok)
+            #expect(pem.headers[.contentType] == "application/pem-certificate-chain")
+            let text = String(buffer: pem.body)
+            #expect(text.hasPrefix("-----BEGIN CERTIFICATE-----\n") && text.hasSuffix("-----END CERTIFICATE-----\n"))
+            let certificate = try Certificate(pemEncoded: text)
+            #expect(certificate.publicKey == Certificate.PublicKey(stranger.privateKey.publicKey))
+            #expect(try Certificate(derEncoded: try AttackerMaterial.certificateDER()) == certificate)
+            // The control plane still needs the token, and the attacker's key is in no JWKS of Apple's.
+            #expect(try await client.execute(uri: "/__admin/conformance/runs", method: .get).status == .unauthorized)
+            let apple = try await client.execute(uri: "/auth/keys", method: .get)
+            #expect(!String(buffer: apple.body).contains(stranger.kid))
+        }
     }
 
     @Test("JUnit: FAIL and INCONCLUSIVE are failures, SKIPPED skipped, text escaped")

@@ -10,8 +10,8 @@ import Hummingbird
 /// `/__admin/conformance/runs`: backend conformance runs. `POST` starts one from its config (`201`
 /// with its id; each run works in a namespace of its own, driven by `ConformanceService`); `GET` on
 /// a run answers its report (waiting with `waitSeconds` until it finishes), `…/junit` the same as
-/// JUnit XML; `GET` on the collection lists the runs. `GET /__admin/conformance/attacker-jwks` is
-/// the attacker's JWKS the `jku` and `x5u` cases name.
+/// JUnit XML; `GET` on the collection lists the runs. The attacker's material the runs name is
+/// served outside the control plane (`AttackerController`).
 struct ConformanceController: Sendable {
     let namespaces: Namespaces
     let runs: ConformanceRuns
@@ -39,13 +39,6 @@ struct ConformanceController: Sendable {
             Response(
                 status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: try self.run(context).report.junit)))
-        }
-        group.get(RouterPath(AdminPath.conformanceAttackerKeys)) { _, _ in
-            let key = try StrangerKey.key()
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(
-                    byteBuffer: ByteBuffer(bytes: Array(#"{"keys":["#.utf8) + key.encodedJWK + Array("]}".utf8))))
         }
     }
 
@@ -98,7 +91,8 @@ struct ConformanceController: Sendable {
             throw error
         }
         let run = ConformanceRun(
-            id: id, config: checked, namespace: namespace, baseURL: address.baseURL(for: request), startedAt: Date())
+            id: id, config: checked, namespace: namespace, baseURL: checked.mockUrl ?? address.baseURL(for: request),
+            startedAt: Date())
         do {
             try runs.start(run)
         } catch {

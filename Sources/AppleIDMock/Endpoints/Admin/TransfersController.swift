@@ -57,7 +57,6 @@ struct TransfersController: Sendable {
     }
 
     private func list(_ context: WorldRequestContext) async throws -> Response {
-        let state = context.world
         let active = try await context.current()
         return Responses.adminJSON([
             "transfers": active.control.transfers.map { Self.view($0, world: active.world, now: active.now) }

@@ -51,7 +51,10 @@ struct ConformanceKitTests {
             let count = posts.add(1, ordering: .relaxed).newValue
             if let limit, count > limit { return .forbidden }
             let post = try await request.decode(as: Post.self, context: context)
-            guard verifying else { return post.payload.split(separator: ".", omittingEmptySubsequences: false).count == 3 ? .ok : .badRequest }
+            guard verifying else {
+                return post.payload.split(separator: ".", omittingEmptySubsequences: false).count == 3
+                    ? .ok : .badRequest
+            }
             guard let url = jwks.url else { return .serviceUnavailable }
             do {
                 // Fetched for each notification: a run signs with its own namespace's key.

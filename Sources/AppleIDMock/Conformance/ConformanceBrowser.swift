@@ -15,6 +15,10 @@ import NIOHTTP1
 struct ConformanceBrowser {
     /// What the backend's start URL asked Apple for.
     struct AuthorizeAsk: Sendable {
+        /// The authorize URL the start URL redirected to.
+        var url: String
+        /// Its query's parameters, in order (a duplicate kept, for Apple's rules to refuse).
+        var parameters: [(name: String, value: String)]
         var clientId: String
         var redirectUri: String
         var state: String?
@@ -57,12 +61,18 @@ struct ConformanceBrowser {
                 "the start URL answered HTTP \(page.status) without a redirect to Apple's authorize URL")
         }
         func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        guard target.path.hasSuffix(ApplePath.absolute(ApplePath.authorize)) else {
+            throw ConformanceBrowserError(
+                "the start URL redirects to \(target.absoluteString), not to Apple's authorize URL (…\(ApplePath.absolute(ApplePath.authorize)))"
+            )
+        }
         guard let clientId = item("client_id"), let redirectUri = item("redirect_uri") else {
             throw ConformanceBrowserError(
                 "the start URL's redirect names no client_id and redirect_uri: \(target.absoluteString)")
         }
         return AuthorizeAsk(
-            clientId: clientId, redirectUri: redirectUri, state: item("state"), nonce: item("nonce"),
+            url: target.absoluteString, parameters: items.map { ($0.name, $0.value ?? "") }, clientId: clientId,
+            redirectUri: redirectUri, state: item("state"), nonce: item("nonce"),
             responseMode: item("response_mode") ?? "query",
             wantsIdToken: (item("response_type") ?? "code").split(separator: " ").contains("id_token"),
             scopes: (item("scope") ?? "").split(separator: " ").map(String.init))

@@ -70,6 +70,12 @@ struct ConformanceConfig: Sendable {
     struct Web: Sendable {
         var start: String
         var accepted: Acceptance?
+        /// Origins besides the start URL's where the mock's browser may post the callback and follow
+        /// redirects (`scheme://host:port`).
+        var origins: [String] = []
+
+        /// Where the browser may go: the start URL's origin and those the config names.
+        var allowedOrigins: Set<String> { Set([ConformanceBrowser.origin(of: start)] + origins) }
     }
 
     /// The notifications path: where the backend receives Apple's notifications (a URL the config
@@ -196,11 +202,25 @@ struct ConformanceConfig: Sendable {
 
     /// The web path's start URL and acceptance.
     private static func webPath(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader) -> Web? {
-        guard let members = reader.object(value, at: path, allowed: ["start", "accepted"]) else { return nil }
+        guard let members = reader.object(value, at: path, allowed: ["start", "accepted", "origins"]) else {
+            return nil
+        }
         let start = reader.required(members, "start", at: path).flatMap { reader.string($0, at: path.member("start")) }
         if let start, let problem = HTTPURLCheck.problem(start) { reader.report(path.member("start"), problem) }
         let accepted = members["accepted"].flatMap { acceptance($0, at: path.member("accepted"), reader: &reader) }
-        return start.map { Web(start: $0, accepted: accepted) }
+        var origins: [String] = []
+        if let raw = members["origins"], let list = reader.array(raw, at: path.member("origins")) {
+            for (index, item) in list.enumerated() {
+                let at = path.member("origins").index(index)
+                guard let origin = reader.string(item, at: at) else { continue }
+                if let problem = HTTPURLCheck.problem(origin) {
+                    reader.report(at, problem)
+                } else {
+                    origins.append(ConformanceBrowser.origin(of: origin))
+                }
+            }
+        }
+        return start.map { Web(start: $0, accepted: accepted, origins: origins) }
     }
 
     /// The notifications path: `url` (required), `appGroupId`, `type` and `accepted`.

@@ -220,7 +220,7 @@ struct ConformanceSession {
             subs = (credential.tokenSub, credential.claimedSub)
         case .browser(let web):
             do {
-                (sent, received, answer) = try await signIn(testCase, variant: variant, from: web.start)
+                (sent, received, answer) = try await signIn(testCase, variant: variant, web)
             } catch let skip as ConformanceNotApplicable {
                 return result(testCase, variant, path, .skipped, observed: "none", note: skip.description)
             }
@@ -245,14 +245,17 @@ struct ConformanceSession {
 
     /// The web path: the backend's sign-in started, answered with the case's callback (its
     /// id_token, and the same in the token response of its code), and its redirects followed.
-    private func signIn(_ testCase: ConformanceCase, variant: String, from start: String) async throws -> (
+    private func signIn(_ testCase: ConformanceCase, variant: String, _ web: ConformanceConfig.Web) async throws -> (
         ConformanceReport.SentRequest?, ConformanceReport.Received, ConformanceAcceptance.Answer?
     ) {
         var browser = ConformanceBrowser(client: ConformanceRunner.client)
         var armed: String?
         defer { if let armed { runner.arms.disarm(armed) } }
         do {
+            let start = web.start
             let ask = try await browser.start(start)
+            let active = try await state.current()
+            try Self.check(ask, world: active.world, origins: web.allowedOrigins)
             if testCase == .cHashBad, !ask.wantsIdToken {
                 throw ConformanceNotApplicable(
                     "the sign-in asks for response_type=code: no id_token comes to the callback")
@@ -260,7 +263,6 @@ struct ConformanceSession {
             if [.nonceWrong, .nonceAbsentSupported].contains(testCase), ask.nonce == nil {
                 throw ConformanceNotApplicable("the backend's sign-in sends no nonce")
             }
-            let active = try await state.current()
             let world = active.world
             guard let client = world.clients[ask.clientId], let user = world.users[config.user] else {
                 throw ConformanceBrowserError(
@@ -295,7 +297,6 @@ struct ConformanceSession {
             runner.arms.arm(
                 outcome.code, .init(testCase: inResponse, variant: responseVariant, keys: keys, context: context))
             armed = outcome.code
-            let origins: Set = [ConformanceBrowser.origin(of: start), ConformanceBrowser.origin(of: ask.redirectUri)]
             if testCase == .stateBad, variant == "other-browser" {
                 // Login CSRF: this sign-in's code and state, posted in a victim's browser that
                 // started a sign-in of its own.
@@ -303,7 +304,7 @@ struct ConformanceSession {
                 _ = try await victim.start(start)
                 browser = victim
             }
-            let (sent, last) = try await browser.answer(ask, fields: fields, within: origins)
+            let (sent, last) = try await browser.answer(ask, fields: fields, within: web.allowedOrigins)
             let answer = ConformanceAcceptance.Answer(
                 status: last.status, headers: last.headers, body: last.body, finalURL: last.url,
                 cookiesSet: browser.cookiesSet)
@@ -312,6 +313,27 @@ struct ConformanceSession {
             throw skip
         } catch {
             return (nil, .init(error: "\(error)"), nil)
+        }
+    }
+
+    /// Refuses to go on with a sign-in Apple would not serve: the backend's authorize request
+    /// checked by the authorize endpoint's own rules in the run's world (its `redirect_uri`
+    /// registered for its client, as the run's namespace registers it), and a callback outside the
+    /// origins the config allows.
+    static func check(_ ask: ConformanceBrowser.AuthorizeAsk, world: World, origins: Set<String>) throws {
+        do {
+            _ = try AuthorizationRequest.parse(
+                FormParameters(pairs: ask.parameters), world: world, alsoRegistered: [ask.redirectUri])
+        } catch {
+            throw ConformanceBrowserError(
+                "Apple's authorize endpoint refuses the backend's sign-in (\(ask.url)): \(error.code): \(error.logReason ?? error.description ?? "")"
+            )
+        }
+        let callback = ConformanceBrowser.origin(of: ask.redirectUri)
+        guard origins.contains(callback) else {
+            throw ConformanceBrowserError(
+                "the backend's redirect_uri \(ask.redirectUri) is outside the start URL's origin: name \(callback) in web.origins to let the run post the callback there"
+            )
         }
     }
 

@@ -40,8 +40,12 @@ struct AuthorizationRequest: Sendable {
         "code_challenge_method", "login_hint", "frame_id", "m", "v",
     ]
 
-    /// Checks `form` against `world` (and its settings), in Apple's order.
-    static func parse(_ form: FormParameters, world: World) throws(AppleError) -> AuthorizationRequest {
+    /// Checks `form` against `world` (and its settings), in Apple's order; `alsoRegistered` are
+    /// return URLs taken as registered for the client besides the scenario's (a conformance run
+    /// registers the one its backend sends).
+    static func parse(_ form: FormParameters, world: World, alsoRegistered: [String] = []) throws(AppleError)
+        -> AuthorizationRequest
+    {
         if let duplicate = form.firstDuplicate {
             throw AppleError(
                 "invalid_request", description: "Invalid request.",
@@ -60,7 +64,7 @@ struct AuthorizationRequest: Sendable {
                 reason: "\(clientId) is an App ID (native sign-in); web sign-in needs a Services ID of its app group")
         }
         let redirectUri = try checkRedirect(
-            try form.field("redirect_uri"), registered: registered, settings: world.settings)
+            try form.field("redirect_uri"), registered: registered + alsoRegistered, settings: world.settings)
         let wantsIdToken = try responseType(try form.field("response_type"))
         let mode = try responseMode(try form.field("response_mode"), wantsIdToken: wantsIdToken)
         let scopes = try scopes(try form.field("scope"), mode: mode)

@@ -7,11 +7,7 @@ changing settings in one never reaches another. Run: `python3 -m pytest examples
 
 import hashlib
 import json
-import os
-import re
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -24,7 +20,8 @@ import requests
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "Tests"))
-from pyharness import MockServer, free_port, patient, wait_until  # noqa: E402
+from pyharness import MockServer, patient, wait_until  # noqa: E402
+from backend_process import ConformanceBackend  # noqa: E402
 
 BUNDLE_ID, SERVICES_ID = "com.example.app", "com.example.web"
 RAW_NONCE = "raw-nonce-0S6_WzA2Mj"
@@ -92,41 +89,18 @@ def world(mock):
     mock.call("DELETE", f"/__admin/namespaces/{world.name}")
 
 
-class Backend:
-    """backend.py as a subprocess on a port of its own."""
+class Backend(ConformanceBackend):
+    """backend.py as a subprocess on a port of its own, talking to `world`'s URLs."""
 
     def __init__(self, world, bug="", **env):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        super().__init__(world.url, bug, **env)
         self.redirect_uri = f"{self.url}/auth/apple/callback"
-        self.log = tempfile.NamedTemporaryFile(prefix="backend-", suffix=".log", delete=False)
-        environment = {**os.environ, "MOCK_URL": world.url, "PORT": str(self.port), "BUG": bug,
-                       "REDIRECT_URI": self.redirect_uri, "JWKS_MIN_INTERVAL": "0.2", **env}
-        self.process = subprocess.Popen([sys.executable, str(HERE / "backend.py")], env=environment,
-                                        stdout=self.log, stderr=subprocess.STDOUT)
-        if not wait_until(lambda: "backend listening on" in self.text or self.process.poll() is not None, 15) \
-                or self.process.poll() is not None:
-            raise RuntimeError("the backend did not start:\n" + self.text)
-
-    @property
-    def text(self):
-        return Path(self.log.name).read_text()
 
     def native(self, token, raw_nonce=RAW_NONCE, **fields):
         body = {"identityToken": token, **fields}
         if raw_nonce is not None:
             body["rawNonce"] = raw_nonce
         return requests.post(f"{self.url}/api/auth/apple/native", json=body, timeout=patient(15))
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=patient(10))
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
-        os.unlink(self.log.name)
 
 
 @pytest.fixture

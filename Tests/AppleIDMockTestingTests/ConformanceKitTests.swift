@@ -41,29 +41,30 @@ struct ConformanceKitTests {
     /// `lockingOutAfter`, every post after that many is answered 403, as a backend that locks a
     /// client out after a burst of refusals.
     static func withReceiver(
-        verifying: Bool, lockingOutAfter limit: Int? = nil,
+        verifying: Bool, lockingOutAfter limit: Int? = nil, takingAnything: Bool = false,
         _ body: @Sendable (_ url: String, _ jwks: PublishedKeys) async throws -> Void
     ) async throws {
         let jwks = PublishedKeys()
         let posts = Atomic<Int>(0)
         let router = Router()
-        router.post("/apple/notifications") { request, context -> HTTPResponse.Status in
+        router.post("/apple/notifications") { request, context -> Response in
             let count = posts.add(1, ordering: .relaxed).newValue
-            if let limit, count > limit { return .forbidden }
+            if let limit, count > limit { return Response(status: .forbidden) }
+            if takingAnything { return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "taken"))) }
             let post = try await request.decode(as: Post.self, context: context)
             guard verifying else {
-                return post.payload.split(separator: ".", omittingEmptySubsequences: false).count == 3
-                    ? .ok : .badRequest
+                let isJWS = post.payload.split(separator: ".", omittingEmptySubsequences: false).count == 3
+                return Response(status: isJWS ? .ok : .badRequest)
             }
-            guard let url = jwks.url else { return .serviceUnavailable }
+            guard let url = jwks.url else { return Response(status: .serviceUnavailable) }
             do {
                 // Fetched for each notification: a run signs with its own namespace's key.
                 let answer = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
                 let json = String(buffer: try await answer.body.collect(upTo: 1 << 20))
                 _ = try await JWTKeyCollection().add(jwksJSON: json).verify(post.payload, as: AppleNotification.self)
-                return .ok
+                return Response(status: .ok)
             } catch {
-                return .unauthorized
+                return Response(status: .unauthorized)
             }
         }
         try await Application(router: router).test(.live) { receiver in
@@ -158,6 +159,28 @@ struct ConformanceKitTests {
                     #expect(text.contains("6 case(s) failed"))
                     #expect(text.contains("FAIL notifications sig-bad: accepted a credential Apple never sends"))
                 }
+            }
+        }
+    }
+
+    @Test(
+        "a receiver that takes anything: INCONCLUSIVE by its status alone; with a rule only a taken post meets, FAILs")
+    func takesAnything() async throws {
+        try await Self.withReceiver(verifying: false, takingAnything: true) { url, _ in
+            try await MockAppleID.run(.live) { mock in
+                // 200 for a notification that is not a JWS, as for the valid one: a status cannot tell.
+                let byStatus = try await mock.conformance(Self.config(url), timeout: .seconds(120))
+                let sent = byStatus.cases.filter { $0.verdict != "SKIPPED" }
+                #expect(sent.allSatisfy { $0.verdict == "INCONCLUSIVE" }, "\(sent.map(\.line))")
+                // The rule names what only a taken notification shows: the probe that is not a JWS
+                // showed it, a hole; the cases are sent and judged.
+                let config =
+                    #"{"clientId": "com.example.app", "notifications": {"url": "\#(url)", "accepted": {"bodyContains": "taken"}}}"#
+                let byRule = try await mock.conformance(config, timeout: .seconds(120))
+                let failing = Set(byRule.failing.map(\.id))
+                #expect(
+                    failing.isSuperset(of: ["jws-malformed", "sig-bad", "alg-none", "kid-unknown", "exp-past"]),
+                    "\(failing)")
             }
         }
     }

@@ -53,9 +53,16 @@ enum ConformanceJudge {
                 )
             } else if testCase == .subNotBound, let user = reading.user {
                 (verdict, note) =
-                    user == seen.claimedSub
-                    ? (.fail, "signed in the user the body named, not the token's")
-                    : (.pass, "signed in the token's user, not the one the body named")
+                    if user == seen.claimedSub {
+                        (.fail, "signed in the user the body named, not the token's")
+                    } else if user == seen.tokenSub {
+                        (.pass, "signed in the token's user, not the one the body named")
+                    } else {
+                        (
+                            .skipped,
+                            "accepted, but userPointer names neither the token's sub nor the body's: point it at the signed-in user's Apple sub to judge sub-not-bound"
+                        )
+                    }
             } else {
                 switch weight {
                 case .must: (verdict, note) = (.fail, "accepted a credential Apple never sends")

@@ -26,12 +26,29 @@ extension ConformanceSession {
         calibration.request = probe.request
         calibration.response = probe.response
         var unusable: String?
+        let rule = target.accepted ?? config.accepted
+        let tellsSignIns =
+            rule.bodyContains != nil || rule.cookie != nil || rule.userPointer != nil
+            || (path == .web && rule.finalUrlContains != nil)
         switch probe.observed {
+        case "accepted" where tellsSignIns:
+            // The rule names what only a sign-in shows, and a credential that is not a JWS showed
+            // it: a hole, not a rule that cannot tell.
+            var signedIn = probe
+            signedIn.verdict = config.knownFindings.contains(.jwsMalformed) ? .acceptedRisk : .fail
+            signedIn.note = "signed in on a credential that is not a JWS at all (the calibration's probe)"
+            run.record(signedIn)
+            calibration.usable = true
+            calibration.note =
+                "a credential that is not a JWS signed in, as the acceptance rule reads it: recorded as a FAIL of jws-malformed; the cases are sent"
         case "accepted":
-            let fields =
+            let prefix = path == .notifications ? "notifications.accepted." : "accepted."
+            let names =
                 path == .web
-                ? "accepted.bodyContains, accepted.cookie, accepted.finalUrlContains or accepted.userPointer"
-                : "accepted.bodyContains, accepted.cookie or accepted.userPointer"
+                ? ["bodyContains", "cookie", "finalUrlContains", "userPointer"]
+                : ["bodyContains", "cookie", "userPointer"]
+            let named = names.map { prefix + $0 }
+            let fields = named.dropLast().joined(separator: ", ") + " or " + (named.last ?? "")
             calibration.note =
                 "a credential that is not a JWS at all read as accepted, like the valid one: the acceptance rule cannot tell a refusal from a sign-in; say what only a sign-in shows with \(fields)"
             baseline.verdict = .inconclusive

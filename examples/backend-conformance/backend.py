@@ -54,7 +54,7 @@ MAX_IAT_AGE = 86400  # an iat older than a day is refused, whatever exp says
 JWKS_TTL = 3600  # the JWKS is fetched again after an hour
 MAX_BODY = 64 * 1024
 BUGS = {"", "no-aud", "alg-from-header", "no-verify", "keys-first", "no-nonce", "no-state", "strict-bools",
-        "keys-cached-forever", "trust-header-keys", "errors-as-200", "user-id-ignored"}
+        "keys-cached-forever", "trust-header-keys", "errors-as-200", "user-id-ignored", "truthy-strings"}
 
 MOCK_URL = os.environ.get("MOCK_URL", "http://127.0.0.1:8080").rstrip("/")
 CLIENT_IDS = [c.strip() for c in os.environ.get("CLIENT_IDS", "com.example.app,com.example.web").split(",")
@@ -211,6 +211,8 @@ def apple_bool(claims, name):
     value = claims.get(name)
     if BUG == "strict-bools" and isinstance(value, str):
         raise Refused(f"{name} is not a boolean")  # the bug: real Apple tokens carry strings
+    if BUG == "truthy-strings" and isinstance(value, str):
+        return bool(value)  # the bug: "false" is a non-empty string, so true
     return value is True or (isinstance(value, str) and value.lower() == "true")
 
 

@@ -23,6 +23,8 @@ enum ConformanceAcceptance {
     struct Reading: Sendable, Equatable {
         var accepted: Bool
         var user: String?
+        /// Whether the backend counts the email as verified, where `emailVerifiedPointer` reads it.
+        var emailVerified: Bool? = nil
     }
 
     /// A test for a status: `2xx`-style classes or one status; `nil` for anything else.
@@ -55,11 +57,31 @@ enum ConformanceAcceptance {
             user = value(at: pointer, in: answer.body)
             accepted = accepted && user != nil
         }
-        return Reading(accepted: accepted, user: user)
+        let emailVerified = acceptance.emailVerifiedPointer.flatMap { flag(at: $0, in: answer.body) }
+        return Reading(accepted: accepted, user: user, emailVerified: emailVerified)
     }
 
     /// The string (or number) at `pointer` (RFC 6901) in the JSON `body`, if there is one.
     static func value(at pointer: String, in body: String) -> String? {
+        switch element(at: pointer, in: body) {
+        case .string(let text): text.isEmpty ? nil : text
+        case .number(let number): String(number)
+        default: nil
+        }
+    }
+
+    /// The boolean at `pointer` in the JSON `body`: `true`/`false`, or the strings `"true"`/`"false"`.
+    static func flag(at pointer: String, in body: String) -> Bool? {
+        switch element(at: pointer, in: body) {
+        case .bool(let flag): flag
+        case .string("true"): true
+        case .string("false"): false
+        default: nil
+        }
+    }
+
+    /// The JSON value at `pointer` (RFC 6901) in the JSON `body`, if there is one.
+    private static func element(at pointer: String, in body: String) -> JSONValue? {
         guard var value = try? JSONValue.parse(Data(body.utf8)) else { return nil }
         for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             let name = String(token.replacing("~1", with: "/").replacing("~0", with: "~"))
@@ -73,10 +95,6 @@ enum ConformanceAcceptance {
             default: return nil
             }
         }
-        switch value {
-        case .string(let text): return text.isEmpty ? nil : text
-        case .number(let number): return String(number)
-        default: return nil
-        }
+        return value
     }
 }

@@ -29,6 +29,9 @@ struct ConformanceConfig: Sendable {
         var finalUrlContains: String?
         /// A JSON pointer into the body naming the signed-in user's `sub` (also judges `sub-not-bound`).
         var userPointer: String?
+        /// A JSON pointer into the body to whether the backend counts the user's email as verified
+        /// (a JSON boolean, or the string `"true"`/`"false"`): judges `bool-string-false`.
+        var emailVerifiedPointer: String?
 
         /// Nothing said: a 2xx is acceptance.
         static let any2xx = Acceptance(status: "2xx")
@@ -268,7 +271,10 @@ struct ConformanceConfig: Sendable {
     private static func acceptance(_ value: JSONValue, at path: JSONPath, reader: inout JSONReader) -> Acceptance? {
         guard
             let members = reader.object(
-                value, at: path, allowed: ["status", "bodyContains", "finalUrlContains", "cookie", "userPointer"])
+                value, at: path,
+                allowed: [
+                    "status", "bodyContains", "finalUrlContains", "cookie", "userPointer", "emailVerifiedPointer",
+                ])
         else { return nil }
         var acceptance = Acceptance()
         if let raw = members["status"] {
@@ -290,14 +296,21 @@ struct ConformanceConfig: Sendable {
         acceptance.finalUrlContains = members["finalUrlContains"].flatMap {
             reader.string($0, at: path.member("finalUrlContains"))
         }
-        if let pointer = members["userPointer"].flatMap({ reader.string($0, at: path.member("userPointer")) }) {
-            if pointer.isEmpty || pointer.hasPrefix("/") {
-                acceptance.userPointer = pointer
-            } else {
-                reader.report(path.member("userPointer"), "a JSON pointer begins with / (RFC 6901)")
-            }
-        }
+        acceptance.userPointer = pointer("userPointer", in: members, at: path, reader: &reader)
+        acceptance.emailVerifiedPointer = pointer("emailVerifiedPointer", in: members, at: path, reader: &reader)
         return acceptance
+    }
+
+    /// The JSON pointer (RFC 6901) at `name` of `members`, if one is given and well formed.
+    private static func pointer(
+        _ name: String, in members: [String: JSONValue], at path: JSONPath, reader: inout JSONReader
+    ) -> String? {
+        guard let pointer = members[name].flatMap({ reader.string($0, at: path.member(name)) }) else { return nil }
+        guard pointer.isEmpty || pointer.hasPrefix("/") else {
+            reader.report(path.member(name), "a JSON pointer begins with / (RFC 6901)")
+            return nil
+        }
+        return pointer
     }
 
     private static func caseList(_ value: JSONValue?, at path: JSONPath, reader: inout JSONReader)

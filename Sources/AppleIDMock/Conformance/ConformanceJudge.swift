@@ -63,10 +63,22 @@ enum ConformanceJudge {
                             "accepted, but userPointer names neither the token's sub nor the body's: point it at the signed-in user's Apple sub to judge sub-not-bound"
                         )
                     }
+            } else if testCase == .boolStringFalse, let verified = reading.emailVerified {
+                (verdict, note) =
+                    verified
+                    ? (.warning, "signed in with the email counted as verified: the string \"false\" read as true")
+                    : (.pass, "signed in with the email unverified, as it must be")
             } else {
                 switch weight {
                 case .must: (verdict, note) = (.fail, "accepted a credential Apple never sends")
-                case .should: (verdict, note) = (.warning, "accepted; hardening says refuse")
+                case .should:
+                    (verdict, note) =
+                        testCase == .boolStringFalse
+                        ? (
+                            .warning,
+                            "accepted; whether the email counted as verified cannot be read (an emailVerifiedPointer reads it from a JSON answer)"
+                        )
+                        : (.warning, "accepted; hardening says refuse")
                 case .policy:
                     (verdict, note) =
                         testCase == .nonceAbsentUnsupported

@@ -38,7 +38,7 @@ export function exampleConfig(clientId = "com.example.app", servicesId = "com.ex
       url: "http://127.0.0.1:3000/api/apple/notifications",
       accepted: { status: "2xx" },
     },
-    accepted: { status: "2xx", cookie: "session", userPointer: "/sub" },
+    accepted: { status: "2xx", cookie: "session", userPointer: "/sub", emailVerifiedPointer: "/emailVerified" },
   });
   return JSON.stringify(config, null, 2);
 }

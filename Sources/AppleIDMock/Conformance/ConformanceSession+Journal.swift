@@ -31,7 +31,9 @@ extension ConformanceSession {
         var notes: [ConformanceJournalWindows.Timed] = []
         if let entries = try? await state.journal(since: start, recorder: runner.journal) {
             notes += entries.map {
-                .init(at: $0.wallTime, note: .init(endpoint: $0.endpoint, status: $0.status, outcome: $0.outcome.description))
+                .init(
+                    at: $0.wallTime,
+                    note: .init(endpoint: $0.endpoint, status: $0.status, outcome: $0.outcome.description))
             }
         }
         let home = runner.namespaces.defaultState

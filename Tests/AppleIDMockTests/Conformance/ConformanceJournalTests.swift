@@ -56,7 +56,9 @@ struct ConformanceJournalTests {
         #expect(try await services.state.journal(recorder: recorder).count == 203)
     }
 
-    @Test("a call belongs to the case whose window (its send to the next send) its start falls in, however late it is read")
+    @Test(
+        "a call belongs to the case whose window (its send to the next send) its start falls in, however late it is read"
+    )
     func windows() {
         let t0 = Date(timeIntervalSince1970: 1_790_000_000)
         let (a, b, recheck, c) = (t0, t0.addingTimeInterval(1), t0.addingTimeInterval(2), t0.addingTimeInterval(3))

@@ -103,8 +103,9 @@ extension MockAppleID {
     /// counts, which may be one from earlier: `waitForDelivery(of:)` waits for a trigger's own.
     /// Throws `MockAppleIDError.timedOut` after `timeout` (wall clock), or as soon as every match
     /// has ended in another final state (`failed`, `no_url`), naming what it saw. Between reads it
-    /// sleeps on the mock until one more notification reaches `status`; while the one with `id` may
-    /// still end in another final state, for at most a second at a time.
+    /// sleeps on the mock until one more notification reaches `status`; for at most a second at a
+    /// time while the one with `id` may still end in another final state, or when `status` is not
+    /// final (`pending`, `delivering`: others leave it, so the count need not rise).
     public func waitForNotification(
         id: String? = nil, type: LifecycleEvent? = nil, sub: String? = nil, status: String = "delivered",
         timeout: Duration = .seconds(10)
@@ -119,8 +120,12 @@ extension MockAppleID {
             let last = seen.map { "\($0.type) \($0.id): \($0.status), \($0.attempts.count) attempt(s)" }
             return "a notification \(status) (matching: \(last.isEmpty ? "none" : last.joined(separator: "; ")))"
         }
-        // A failure is no change of the count waited for: seen within a second, not at the deadline.
-        let longest = id != nil && Self.finalStatuses.contains(status) ? .seconds(1) : Self.longestWait
+        // A wait for one more in `status` than now ends early only while the count can only rise:
+        // in a final status. A failure is no change of the count waited for, and a notification
+        // leaving `pending` or `delivering` as the awaited one enters it leaves the count as it was:
+        // either is seen within a second, not at the deadline.
+        let final = Self.finalStatuses.contains(status)
+        let longest = id != nil || !final ? .seconds(1) : Self.longestWait
         while true {
             let outbox = try await notifications()
             seen = outbox.filter {

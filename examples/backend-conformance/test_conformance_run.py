@@ -78,6 +78,11 @@ def variants(report, verdict, case_id):
     return {c.get("variant") for c in report["cases"] if c["verdict"] == verdict and c["id"] == case_id}
 
 
+def attacker_fetches(case):
+    """The attacker's routes the backend fetched during `case`, as its journal shows them."""
+    return [j["endpoint"] for j in case["journal"] if j["endpoint"].startswith("/__attacker/")]
+
+
 def token_header(case):
     """The header of the identity token a native case posted."""
     token = json.loads(case["request"]["body"])["identityToken"]
@@ -119,6 +124,9 @@ def test_correct_backend_is_clean(conformance_mock, conformance_backend):
         if case["id"] in ("kid-unknown", "ok-rotated-key") and case["path"] in PATHS:
             fetches = [j for j in case["journal"] if j["endpoint"] == "keys"]
             assert fetches and fetches[0]["namespace"] == "default" and "another client" in fetches[0]["note"], case
+    # A backend that never follows jku or x5u never fetches the attacker's routes.
+    assert not [(c["path"], c["id"], c.get("variant")) for c in report["cases"]
+                if attacker_fetches(c)], describe(report)
 
 
 @pytest.mark.parametrize("bug", sorted(b for b in EXPECTED_FAILS if b))
@@ -134,6 +142,18 @@ def test_each_bug_is_found_by_exactly_its_cases(conformance_mock, conformance_ba
             describe(report)
     if bug == "trust-header-keys":
         assert variants(report, "FAIL", "key-header-injection") == {"jwk", "jku", "x5u", "x5c"}, describe(report)
+        # The fetch of the attacker's key list (jku) or certificate (x5u) shows in that variant's
+        # journal, and in no other case's (on the web path twice: the callback's id_token and the
+        # token response's).
+        fetched = {(c["path"], c.get("variant")): set(attacker_fetches(c))
+                   for c in report["cases"] if attacker_fetches(c)}
+        assert fetched == {
+            **{(path, "jku"): {"/__attacker/jwks"} for path in PATHS},
+            **{(path, "x5u"): {"/__attacker/certificate.pem"} for path in PATHS},
+        }, fetched
+        jku = next(c for c in report["cases"] if c.get("variant") == "jku")
+        note = next(j for j in jku["journal"] if j["endpoint"] == "/__attacker/jwks")["note"]
+        assert "attacker's key list" in note and "(from " in note, note
     if bug == "keys-cached-forever":  # never a fetch after the first: none in the rotated key's case
         for case in report["cases"]:
             if case["id"] == "ok-rotated-key" and case["path"] in PATHS:

@@ -67,7 +67,7 @@ public func buildApplication(
                 runs: services.conformance,
                 runner: ConformanceRunner(
                     namespaces: services.namespaces, journal: services.journal, arms: services.conformance.arms,
-                    logger: logger)),
+                    attackerFetches: services.conformance.attackerFetches, logger: logger)),
         ] + mailServices,
         onServerRunning: { channel in
             await onListening?(configuration.host, channel.localAddress?.port ?? configuration.port)

@@ -92,6 +92,13 @@ struct ConformanceReport: Encodable, Sendable {
         var note: String
         /// A curl line that replays the request.
         var curl: String?
+        /// When its credential was sent: the journal entries from then until the run's next send
+        /// are its (not in the report).
+        var sentAt: Date? = nil
+
+        private enum CodingKeys: String, CodingKey {
+            case id, path, variant, verdict, expected, observed, request, response, journal, why, note, curl
+        }
     }
 
     var id: String

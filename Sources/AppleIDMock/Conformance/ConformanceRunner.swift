@@ -17,6 +17,8 @@ struct ConformanceRunner: Sendable {
     let namespaces: Namespaces
     let journal: JournalRecorder
     let arms: ConformanceArms
+    /// The fetches of the attacker's routes (`AttackerController`), read for each case's journal.
+    let attackerFetches: AttackerFetches
     let logger: Logger
 
     /// Cases sent between two checks that the valid credential still signs in.

@@ -11,6 +11,8 @@ final class ConformanceRuns: Sendable {
 
     /// The codes armed by runs on the `exchange` path.
     let arms = ConformanceArms()
+    /// The fetches of the attacker's routes, which runs add to their cases' journal notes.
+    let attackerFetches = AttackerFetches()
     private let runs = Mutex<[ConformanceRun]>([])
     private let queue: (stream: AsyncStream<ConformanceRun>, continuation: AsyncStream<ConformanceRun>.Continuation)
 

@@ -16,7 +16,7 @@ extension ConformanceSession {
             path: path.rawValue, valid: baseline.observed, signingKid: keys.signing.kid, invalid: nil, usable: false,
             note: "")
         guard baseline.verdict == .pass else {
-            run.record(baseline)
+            for result in await withJournal([baseline]) { run.record(result) }
             calibration.note = "the valid credential was not accepted: no other case is sent on this path"
             run.record(calibration)
             return "not sent: the valid credential was not accepted at calibration (see ok-baseline)"
@@ -26,6 +26,7 @@ extension ConformanceSession {
         calibration.request = probe.request
         calibration.response = probe.response
         var unusable: String?
+        var signedIn: ConformanceReport.CaseResult?
         let rule = target.accepted ?? config.accepted
         let tellsSignIns =
             rule.bodyContains != nil || rule.cookie != nil || rule.userPointer != nil
@@ -34,10 +35,10 @@ extension ConformanceSession {
         case "accepted" where tellsSignIns:
             // The rule names what only a sign-in shows, and a credential that is not a JWS showed
             // it: a hole, not a rule that cannot tell.
-            var signedIn = probe
-            signedIn.verdict = config.knownFindings.contains(.jwsMalformed) ? .acceptedRisk : .fail
-            signedIn.note = "signed in on a credential that is not a JWS at all (the calibration's probe)"
-            run.record(signedIn)
+            var hole = probe
+            hole.verdict = config.knownFindings.contains(.jwsMalformed) ? .acceptedRisk : .fail
+            hole.note = "signed in on a credential that is not a JWS at all (the calibration's probe)"
+            signedIn = hole
             calibration.usable = true
             calibration.note =
                 "a credential that is not a JWS signed in, as the acceptance rule reads it: recorded as a FAIL of jws-malformed; the cases are sent"
@@ -63,7 +64,9 @@ extension ConformanceSession {
             calibration.note =
                 "the credential that is not a JWS got no answer (\(probe.response?.error ?? "none")): refusals are read as the acceptance rule says, unchecked"
         }
-        run.record(baseline)
+        // The probe's send closed the baseline's window.
+        let recorded = await withJournal([signedIn, baseline].compactMap { $0 })
+        for result in recorded { run.record(result) }
         run.record(calibration)
         return unusable
     }

@@ -6,14 +6,16 @@ import Crypto
     import Foundation
 #endif
 
-/// One run under way: its namespace's world, the keys it signs with, what it has seen of the
-/// journal, and the cases sent since the valid credential last signed in.
+/// One run under way: its namespace's world, the keys it signs with, the sends whose journal
+/// windows are still to be read, and the cases sent since the valid credential last signed in.
 struct ConformanceSession {
     let run: ConformanceRun
     let state: MockState
     let runner: ConformanceRunner
     var keys: ConformanceTokens.Keys
-    var seenJournal = Set<String>()
+    /// When each send since the journal was last read went out, in order: each opens a window of
+    /// the journal that the next closes (`ConformanceJournalWindows`); the last is still open.
+    var sends: [Date] = []
     /// Results since the last check that the valid credential still signs in.
     private var pending: [ConformanceReport.CaseResult] = []
     private var sentSinceCheck = 0
@@ -128,7 +130,7 @@ struct ConformanceSession {
             }
         }
         if !locked, sentSinceCheck > 0 { _ = try await stillAccepts(path, target) }
-        for result in pending { run.record(result) }
+        for result in await withJournal(pending) { run.record(result) }
         pending = []
     }
 
@@ -139,7 +141,8 @@ struct ConformanceSession {
     {
         let check = try await send(.okBaseline, variant: "", on: path, target)
         let accepted = check.verdict == .pass
-        for var result in pending {
+        // Read now: the check's send closed the window of the last case.
+        for var result in await withJournal(pending) {
             if !accepted, result.observed == "rejected" {
                 result.verdict = .inconclusive
                 result.note = "refused, but the valid credential was refused right after (locked out?): " + result.note
@@ -204,6 +207,7 @@ struct ConformanceSession {
         _ testCase: ConformanceCase, variant: String, on path: ConformancePath, _ target: Target
     ) async throws -> ConformanceReport.CaseResult {
         let started = Date()
+        sends.append(started)
         let probe = testCase == .jwsMalformed && variant == ConformanceTokens.calibrationVariant
         var sent: ConformanceReport.SentRequest?
         var received: ConformanceReport.Received
@@ -239,7 +243,8 @@ struct ConformanceSession {
         result.request = sent
         result.response = received
         result.curl = sent.map(ConformanceRunner.curl)
-        result.journal = await journal(since: started)
+        // Its journal is read once a later send closed its window (`withJournal`).
+        result.sentAt = started
         return result
     }
 

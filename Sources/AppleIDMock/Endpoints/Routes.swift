@@ -35,7 +35,7 @@ func buildRouter(services: MockServices) -> Router<MockRequestContext> {
     // Apple's button images, drawn by the mock (the same: neither group).
     ButtonImageController(logger: logger, images: DrawnButtonImages()).addRoutes(to: router)
     // The attacker's key of conformance runs (neither group: no admin token, not Apple's).
-    AttackerController().addRoutes(to: router)
+    AttackerController(fetches: services.conformance.attackerFetches).addRoutes(to: router)
 
     // Outside AppleCallMiddleware, so that the answers of fault rules carry it too.
     let apple = router.group().add(middleware: AppleServerHeaderMiddleware())

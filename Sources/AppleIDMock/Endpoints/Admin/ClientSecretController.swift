@@ -20,7 +20,6 @@ struct ClientSecretController: Sendable {
     /// A `client_secret` signed with a bundled developer key, valid on the mock's clock (which may
     /// have been moved): `{"clientId": …, "teamId": … (default: the owner), "lifetimeSeconds": …}`.
     private func clientSecret(_ request: Request, _ context: WorldRequestContext) async throws -> Response {
-        let state = context.world
         var reader = JSONReader()
         let root = JSONPath.root
         let members =

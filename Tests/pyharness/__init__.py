@@ -2,5 +2,5 @@
 
 from .harness import (  # noqa: F401
     BINARY, ROOT, Answer, MockServer, Sink, deadline, free_port, patience, patient, remaining, server_environment,
-    wait_until,
+    stop_process, wait_until,
 )

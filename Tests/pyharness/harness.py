@@ -101,6 +101,20 @@ def wait_until(condition, seconds, interval=0.02):
         time.sleep(interval)
 
 
+def stop_process(process, log):
+    """Stops a child started with its output in the file `log`: SIGTERM, then SIGKILL after the
+    patience-scaled 10 s; the log closed and deleted."""
+    process.terminate()
+    try:
+        process.wait(timeout=patient(10))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if not log.closed:
+        log.close()
+        os.unlink(log.name)
+
+
 def free_port():
     """A port nothing listens on now (bound once, then released; aiosmtpd checks its own start by
     connecting to it)."""
@@ -222,15 +236,7 @@ class MockServer:
                     f"GET {path} matched {listing.get('matched')} entries for {filters}, expected {count}")
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=patient(10))
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if not self.log.closed:
-            self.log.close()
-            os.unlink(self.log.name)
+        stop_process(self.process, self.log)
 
 
 class Sink:

@@ -13,7 +13,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "Tests"))
-from pyharness import free_port, patient, wait_until  # noqa: E402
+from pyharness import free_port, stop_process, wait_until  # noqa: E402
 
 # Started by the Swift suite (Foundation's Process), python3 inherits a signal mask with SIGTERM
 # blocked, and every process it starts would too: `terminate()` would then do nothing, and each
@@ -47,14 +47,7 @@ class ConformanceBackend:
         return Path(self.log.name).read_text()
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=patient(10))
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
-        os.unlink(self.log.name)
+        stop_process(self.process, self.log)
 
 
 def run_config(port, **overrides):

@@ -19,22 +19,26 @@ struct AttackerController: Sendable {
     let fetches: AttackerFetches
 
     func addRoutes(to router: Router<MockRequestContext>) {
-        router.get(RouterPath(AttackerPath.jwks)) { _, context in
-            let started = Date()
-            let jwks = try await NIOThreadPool.singleton.runIfActive { try AttackerMaterial.jwks() }
-            fetches.record(AttackerPath.jwks, peer: context.channel.remoteAddress?.ipAddress, at: started)
-            return Response(
-                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: jwks)))
+        serve(AttackerPath.jwks, as: "application/json", on: router) { ByteBuffer(bytes: try AttackerMaterial.jwks()) }
+        // RFC 8555 §9.1's type for a PEM chain, the form RFC 7515 gives x5u.
+        serve(AttackerPath.certificate, as: "application/pem-certificate-chain", on: router) {
+            ByteBuffer(string: try AttackerMaterial.certificatePEM())
         }
-        router.get(RouterPath(AttackerPath.certificate)) { _, context in
+    }
+
+    /// `GET path`: `material`, made off the event loop, as `contentType`; each fetch recorded with
+    /// its peer and the time it began.
+    private func serve(
+        _ path: String, as contentType: String, on router: Router<MockRequestContext>,
+        _ material: @escaping @Sendable () throws -> ByteBuffer
+    ) {
+        router.get(RouterPath(path)) { _, context in
             let started = Date()
-            let pem = try await NIOThreadPool.singleton.runIfActive { try AttackerMaterial.certificatePEM() }
-            fetches.record(AttackerPath.certificate, peer: context.channel.remoteAddress?.ipAddress, at: started)
-            // RFC 8555 §9.1's type for a PEM chain, the form RFC 7515 gives x5u.
+            let body = try await NIOThreadPool.singleton.runIfActive(material)
+            fetches.record(path, peer: context.channel.remoteAddress?.ipAddress, at: started)
             return Response(
-                status: .ok, headers: [.contentType: "application/pem-certificate-chain", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(string: pem)))
+                status: .ok, headers: [.contentType: contentType, .cacheControl: "no-store"],
+                body: .init(byteBuffer: body))
         }
     }
 }
